@@ -1,0 +1,66 @@
+package dev.baton.core;
+
+import dev.baton.core.fencing.FencedRegister;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Leader election for one group: among all processes running an election for the same group on the same backend,
+ * at most one leads per term, and terms strictly increase.
+ *
+ * <p>Life cycle: created, {@link #start() started} once, {@link #close() closed} once. Closing a leader releases the
+ * lease so that a successor takes over at once instead of waiting for expiry.
+ */
+public interface Election extends AutoCloseable {
+
+    /** The group this election is for. */
+    String group();
+
+    /** This node's id in the group. */
+    String nodeId();
+
+    /** Starts contending. Can be called once; later calls do nothing. */
+    void start();
+
+    /**
+     * Blocks until the first round of election resolved (seed 000's {@code waitForElectionComplete}).
+     *
+     * @return whether this node leads
+     * @throws TimeoutException if no round resolved in time (the store may be unreachable)
+     */
+    boolean awaitElected(Duration timeout) throws InterruptedException, TimeoutException;
+
+    /** True while this node holds a valid leadership. */
+    boolean isLeader();
+
+    /** This node's current leadership, if it holds a valid one. */
+    Optional<Leadership> leadership();
+
+    /** The leader this node knows of, with its term. */
+    Optional<LeaderInfo> leader();
+
+    /**
+     * Gives up leadership (if held) and releases the lease so another node takes over. This node will not contend
+     * again until another node has taken the lease or the check interval has passed.
+     */
+    CompletableFuture<Void> stepDown();
+
+    /** Adds a listener called on the election's event thread. See {@link ElectionListener} for the contract. */
+    Registration addListener(ElectionListener listener);
+
+    /** Adds a listener called on {@code executor}, one event at a time, in order. */
+    Registration addListener(ElectionListener listener, Executor executor);
+
+    /** The group's process registry, as seen through this election's store. */
+    Membership membership();
+
+    /** A register in the store that only accepts writes from this group's newest term. */
+    FencedRegister fencedRegister(String name);
+
+    /** Stops the election: a leader stops acting, listeners are told, the lease is released. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,21 @@
+package dev.baton.core;
+
+/**
+ * Receives an election's events.
+ *
+ * <p>Contract: events of one election are delivered one at a time, in the order they happened, on the executor the
+ * listener was added with (by default the election's own event thread, never the caller's thread and never the
+ * thread that talks to the store). A listener that throws is logged and does not stop delivery to itself or others.
+ * A slow listener delays the events after it, but not the election: renewals go on while listeners run.
+ *
+ * <p>Races to expect: by the time {@code LeadershipAcquired} is delivered the leadership may already be lost (check
+ * {@link Leadership#isValid()} and fence writes with the term); {@code LeadershipLost} for a term is delivered exactly
+ * once, and after it the node must not act as leader of that term. On a graceful release the lease is only handed
+ * on after every listener has returned from {@code LeadershipLost}, so a leader that stops acting there never
+ * overlaps with its successor.
+ */
+@FunctionalInterface
+public interface ElectionListener {
+
+    void onEvent(ElectionEvent event);
+}

@@ -1,0 +1,67 @@
+package dev.baton.core.lease;
+
+import dev.baton.core.store.StoreTimeoutException;
+import dev.baton.core.time.Scheduler;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+/**
+ * Runs store calls for a state machine: each call is bounded by a timeout on the machine's scheduler, and its outcome
+ * (reply, failure or timeout, whichever comes first) is handed back on the scheduler exactly once. A reply that
+ * arrives after the timeout is dropped.
+ */
+final class TimedCalls {
+
+    private final Scheduler scheduler;
+
+    TimedCalls(Scheduler scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    <T> void call(String what, Duration timeout, Supplier<CompletableFuture<T>> operation,
+            BiConsumer<T, Throwable> handler) {
+        Outcome<T> outcome = new Outcome<>(handler);
+        outcome.timer = scheduler.schedule(timeout,
+                () -> outcome.finish(null, new StoreTimeoutException(what + " timed out after " + timeout.toMillis()
+                        + " ms")));
+        CompletableFuture<T> future;
+        try {
+            future = operation.get();
+        } catch (RuntimeException e) {
+            future = CompletableFuture.failedFuture(e);
+        }
+        future.whenComplete((value, error) -> scheduler.execute(() -> outcome.finish(value, unwrap(error))));
+    }
+
+    static Throwable unwrap(Throwable error) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    /** Confined to the scheduler's thread, so plain fields suffice. */
+    private static final class Outcome<T> {
+        private final BiConsumer<T, Throwable> handler;
+        private Scheduler.Cancellable timer = Scheduler.Cancellable.NONE;
+        private boolean done;
+
+        Outcome(BiConsumer<T, Throwable> handler) {
+            this.handler = handler;
+        }
+
+        void finish(T value, Throwable error) {
+            if (done) {
+                return;
+            }
+            done = true;
+            timer.cancel();
+            handler.accept(value, error);
+        }
+    }
+}

@@ -1,0 +1,348 @@
+package dev.baton.core.memory;
+
+import dev.baton.core.NodeInfo;
+import dev.baton.core.Role;
+import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedValue;
+import dev.baton.core.store.FencedWriteResult;
+import dev.baton.core.store.Lease;
+import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.MemberNotice;
+import dev.baton.core.store.Subscription;
+import dev.baton.core.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * A complete {@link CoordinationStore} in one JVM: a real backend for single-process deployments and tests, held to
+ * the same conformance suite as Redis.
+ *
+ * <p>The store's clock is the {@link Clock} it is given, so under a fake clock leases expire exactly when the test
+ * says. Every operation completes before it returns; notices are delivered on the calling thread after the store's
+ * lock is released.
+ */
+public final class InMemoryStore implements CoordinationStore {
+
+    private final Clock clock;
+    private final Map<String, GroupState> groups = new HashMap<>();
+    private final Map<String, List<Consumer<byte[]>>> channels = new HashMap<>();
+
+    public InMemoryStore() {
+        this(Clock.system());
+    }
+
+    public InMemoryStore(Clock clock) {
+        this.clock = clock;
+    }
+
+    private static final class GroupState {
+        long term;
+        String owner;
+        long leaseTerm;
+        long expiresAt;
+        NodeInfo leaderInfo;
+        final Map<String, NodeInfo> members = new TreeMap<>();
+        final Map<String, Long> memberExpiry = new HashMap<>();
+        final Map<String, FencedValue> registers = new HashMap<>();
+        final List<Consumer<LeaseNotice>> leaseWatchers = new CopyOnWriteArrayList<>();
+        final List<Consumer<MemberNotice>> memberWatchers = new CopyOnWriteArrayList<>();
+
+        boolean leaseLive(long now) {
+            return owner != null && expiresAt - now > 0;
+        }
+    }
+
+    private GroupState group(String name) {
+        return groups.computeIfAbsent(name, n -> new GroupState());
+    }
+
+    private long now() {
+        return clock.nanoTime();
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
+        AcquireResult result;
+        List<Consumer<LeaseNotice>> watchers;
+        synchronized (this) {
+            GroupState g = group(group);
+            long now = now();
+            if (g.leaseLive(now) && !g.owner.equals(candidate.id())) {
+                return CompletableFuture.completedFuture(new AcquireResult.Denied(
+                        new Lease(g.owner, g.leaseTerm, Duration.ofNanos(g.expiresAt - now))));
+            }
+            g.term++;
+            g.owner = candidate.id();
+            g.leaseTerm = g.term;
+            g.expiresAt = now + ttl.toNanos();
+            g.leaderInfo = candidate.withRole(Role.LEADER).withTimes(clock.instant(), clock.instant());
+            result = new AcquireResult.Granted(g.term);
+            watchers = g.leaseWatchers;
+        }
+        notifyAll(watchers, new LeaseNotice(LeaseNotice.Kind.ACQUIRED, candidate.id(),
+                ((AcquireResult.Granted) result).term()));
+        return CompletableFuture.completedFuture(result);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
+        GroupState g = group(group);
+        long now = now();
+        if (!g.leaseLive(now) || !g.owner.equals(nodeId) || g.leaseTerm != term) {
+            return CompletableFuture.completedFuture(false);
+        }
+        g.expiresAt = now + ttl.toNanos();
+        return CompletableFuture.completedFuture(true);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
+        List<Consumer<LeaseNotice>> watchers;
+        synchronized (this) {
+            GroupState g = group(group);
+            if (!g.leaseLive(now()) || !g.owner.equals(nodeId) || g.leaseTerm != term) {
+                return CompletableFuture.completedFuture(false);
+            }
+            g.owner = null;
+            g.leaderInfo = null;
+            watchers = g.leaseWatchers;
+        }
+        notifyAll(watchers, new LeaseNotice(LeaseNotice.Kind.RELEASED, nodeId, term));
+        return CompletableFuture.completedFuture(true);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Optional<Lease>> read(String group) {
+        GroupState g = group(group);
+        long now = now();
+        if (!g.leaseLive(now)) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        return CompletableFuture.completedFuture(
+                Optional.of(new Lease(g.owner, g.leaseTerm, Duration.ofNanos(g.expiresAt - now))));
+    }
+
+    @Override
+    public Subscription watch(String group, Consumer<LeaseNotice> listener) {
+        List<Consumer<LeaseNotice>> watchers;
+        synchronized (this) {
+            watchers = group(group).leaseWatchers;
+        }
+        watchers.add(listener);
+        return new LocalSubscription(() -> watchers.remove(listener));
+    }
+
+    @Override
+    public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
+        boolean added;
+        List<Consumer<MemberNotice>> watchers;
+        synchronized (this) {
+            GroupState g = group(group);
+            long now = now();
+            sweep(g, now);
+            NodeInfo previous = g.members.get(node.id());
+            Instant stamp = clock.instant();
+            Instant registeredAt = previous != null ? previous.registeredAt() : stamp;
+            g.members.put(node.id(), node.withTimes(registeredAt, stamp));
+            g.memberExpiry.put(node.id(), now + ttl.toNanos());
+            added = previous == null;
+            watchers = g.memberWatchers;
+        }
+        if (added) {
+            notifyAll(watchers, new MemberNotice(MemberNotice.Kind.REGISTERED, node.id()));
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
+        GroupState g = group(group);
+        long now = now();
+        sweep(g, now);
+        NodeInfo current = g.members.get(nodeId);
+        if (current == null) {
+            return CompletableFuture.completedFuture(false);
+        }
+        g.members.put(nodeId, current.withTimes(current.registeredAt(), clock.instant()));
+        g.memberExpiry.put(nodeId, now + ttl.toNanos());
+        return CompletableFuture.completedFuture(true);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> unregister(String group, String nodeId) {
+        List<Consumer<MemberNotice>> watchers;
+        synchronized (this) {
+            GroupState g = group(group);
+            sweep(g, now());
+            if (g.members.remove(nodeId) == null) {
+                return CompletableFuture.completedFuture(false);
+            }
+            g.memberExpiry.remove(nodeId);
+            watchers = g.memberWatchers;
+        }
+        notifyAll(watchers, new MemberNotice(MemberNotice.Kind.UNREGISTERED, nodeId));
+        return CompletableFuture.completedFuture(true);
+    }
+
+    @Override
+    public synchronized CompletableFuture<List<NodeInfo>> members(String group) {
+        GroupState g = group(group);
+        long now = now();
+        List<NodeInfo> live = new ArrayList<>();
+        for (NodeInfo node : g.members.values()) {
+            if (g.memberExpiry.get(node.id()) - now > 0) {
+                live.add(withDerivedRole(g, node, now));
+            }
+        }
+        return CompletableFuture.completedFuture(live);
+    }
+
+    @Override
+    public synchronized CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
+        GroupState g = group(group);
+        long now = now();
+        NodeInfo node = g.members.get(nodeId);
+        if (node == null || g.memberExpiry.get(nodeId) - now <= 0) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        return CompletableFuture.completedFuture(Optional.of(withDerivedRole(g, node, now)));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
+        GroupState g = group(group);
+        if (!g.leaseLive(now())) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        return CompletableFuture.completedFuture(Optional.ofNullable(g.leaderInfo));
+    }
+
+    @Override
+    public synchronized CompletableFuture<List<String>> sweepExpired(String group) {
+        return CompletableFuture.completedFuture(sweep(group(group), now()));
+    }
+
+    @Override
+    public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
+        List<Consumer<MemberNotice>> watchers;
+        synchronized (this) {
+            watchers = group(group).memberWatchers;
+        }
+        watchers.add(listener);
+        return new LocalSubscription(() -> watchers.remove(listener));
+    }
+
+    @Override
+    public synchronized CompletableFuture<FencedWriteResult> fencedWrite(String group, String register,
+            String nodeId, long term, byte[] value) {
+        GroupState g = group(group);
+        FencedValue current = g.registers.get(register);
+        long newest = Math.max(g.term, current == null ? Long.MIN_VALUE : current.term());
+        if (term != g.term || term < newest) {
+            return CompletableFuture.completedFuture(new FencedWriteResult(false, newest));
+        }
+        g.registers.put(register, new FencedValue(term, nodeId, value.clone()));
+        return CompletableFuture.completedFuture(new FencedWriteResult(true, term));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
+        return CompletableFuture.completedFuture(Optional.ofNullable(group(group).registers.get(register)));
+    }
+
+    @Override
+    public CompletableFuture<Long> publish(String channel, byte[] message) {
+        List<Consumer<byte[]>> handlers;
+        synchronized (this) {
+            handlers = List.copyOf(channels.getOrDefault(channel, List.of()));
+        }
+        for (Consumer<byte[]> handler : handlers) {
+            handler.accept(message.clone());
+        }
+        return CompletableFuture.completedFuture((long) handlers.size());
+    }
+
+    @Override
+    public Subscription subscribe(String channel, Consumer<byte[]> handler) {
+        synchronized (this) {
+            channels.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(handler);
+        }
+        return new LocalSubscription(() -> {
+            synchronized (this) {
+                List<Consumer<byte[]>> handlers = channels.get(channel);
+                if (handlers != null) {
+                    handlers.remove(handler);
+                }
+            }
+        });
+    }
+
+    @Override
+    public String describe() {
+        return "memory";
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            groups.clear();
+            channels.clear();
+        }
+    }
+
+    private static NodeInfo withDerivedRole(GroupState g, NodeInfo node, long now) {
+        boolean leads = g.leaseLive(now) && g.owner.equals(node.id());
+        return node.withRole(leads ? Role.LEADER : Role.FOLLOWER);
+    }
+
+    private static List<String> sweep(GroupState g, long now) {
+        List<String> removed = new ArrayList<>();
+        g.memberExpiry.entrySet().removeIf(e -> {
+            if (e.getValue() - now <= 0) {
+                removed.add(e.getKey());
+                return true;
+            }
+            return false;
+        });
+        removed.forEach(g.members::remove);
+        return removed;
+    }
+
+    private static <T> void notifyAll(List<Consumer<T>> watchers, T notice) {
+        for (Consumer<T> watcher : watchers) {
+            watcher.accept(notice);
+        }
+    }
+
+    private static final class LocalSubscription implements Subscription {
+        private final Runnable onClose;
+        private boolean closed;
+
+        LocalSubscription(Runnable onClose) {
+            this.onClose = onClose;
+        }
+
+        @Override
+        public CompletableFuture<Void> ready() {
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public synchronized void close() {
+            if (!closed) {
+                closed = true;
+                onClose.run();
+            }
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package dev.baton.core.store;
+
+/**
+ * Everything a backend provides to Baton: leases, a process registry, fenced registers and messaging.
+ *
+ * <p>Implementations: the in-memory store in {@code dev.baton.core.memory}, Redis in {@code baton-redis}. Each one
+ * passes the testkit's store conformance suite. A store is thread-safe and shared by every election on it;
+ * {@link #close()} closes its connections.
+ */
+public interface CoordinationStore extends LeaseStore, RegistryStore, FencedStore, MessageBus, AutoCloseable {
+
+    /** A short description for logs and status, e.g. {@code redis://127.0.0.1:6379/0}; never contains secrets. */
+    String describe();
+
+    @Override
+    void close();
+}
