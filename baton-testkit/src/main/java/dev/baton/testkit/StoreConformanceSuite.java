@@ -1,0 +1,426 @@
+package dev.baton.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.core.NodeInfo;
+import dev.baton.core.Role;
+import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedValue;
+import dev.baton.core.store.FencedWriteResult;
+import dev.baton.core.store.Lease;
+import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.MemberNotice;
+import dev.baton.core.store.Subscription;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The store contract (DESIGN §3), as tests every {@link CoordinationStore} must pass. A backend's test extends this
+ * class and implements {@link #newStore()}; that is all.
+ *
+ * <p>Each test works in its own group, so a backend may share one server across tests. Time-based tests use real
+ * time with short TTLs and Awaitility, because a store's expiry runs on the store's own clock.
+ */
+public abstract class StoreConformanceSuite {
+
+    private static final Duration LONG = Duration.ofSeconds(30);
+    private static final Duration SHORT = Duration.ofMillis(300);
+
+    /**
+     * A new client on the backend under test, closed after each test. In-process backends may return the same
+     * instance for every call within one test, since all clients must see the same state.
+     */
+    protected abstract CoordinationStore newStore();
+
+    protected CoordinationStore store;
+    protected String group;
+    private final List<CoordinationStore> opened = new ArrayList<>();
+
+    @BeforeEach
+    void openStore() {
+        store = open();
+        group = "conformance-" + UUID.randomUUID();
+    }
+
+    @AfterEach
+    void closeStores() {
+        opened.forEach(CoordinationStore::close);
+        opened.clear();
+    }
+
+    /** Opens one more client on the same backend, closed after the test. */
+    protected CoordinationStore open() {
+        CoordinationStore s = newStore();
+        opened.add(s);
+        return s;
+    }
+
+    protected static <T> T get(CompletableFuture<T> future) {
+        try {
+            return future.get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("store call failed: " + e, e);
+        }
+    }
+
+    private static NodeInfo node(String id) {
+        return NodeInfo.of(id, "conformance");
+    }
+
+    private long acquireGranted(String nodeId, Duration ttl) {
+        AcquireResult result = get(store.acquire(group, node(nodeId), ttl));
+        assertThat(result).as("acquire by %s", nodeId).isInstanceOf(AcquireResult.Granted.class);
+        return ((AcquireResult.Granted) result).term();
+    }
+
+    // ---------------------------------------------------------------- leases
+
+    @Test
+    void firstCandidateGetsTheLeaseAndOthersAreToldWhoHoldsIt() {
+        long term = acquireGranted("a", LONG);
+
+        AcquireResult second = get(store.acquire(group, node("b"), LONG));
+
+        assertThat(second).isInstanceOf(AcquireResult.Denied.class);
+        Lease current = ((AcquireResult.Denied) second).current();
+        assertThat(current.owner()).isEqualTo("a");
+        assertThat(current.term()).isEqualTo(term);
+        assertThat(current.remaining()).isPositive().isLessThanOrEqualTo(LONG);
+    }
+
+    @Test
+    void termsStrictlyIncreaseEveryTimeTheLeaseChangesHands() {
+        long previous = Long.MIN_VALUE;
+        for (int i = 0; i < 5; i++) {
+            String owner = "node-" + (i % 2);
+            long term = acquireGranted(owner, LONG);
+            assertThat(term).isGreaterThan(previous);
+            assertThat(get(store.release(group, owner, term))).isTrue();
+            previous = term;
+        }
+    }
+
+    @Test
+    void theHolderMayTakeItsLeaseAgainUnderANewTerm() {
+        long first = acquireGranted("a", LONG);
+
+        long second = acquireGranted("a", LONG);
+
+        assertThat(second).isGreaterThan(first);
+        assertThat(get(store.renew(group, "a", first, LONG))).as("old term renews").isFalse();
+        assertThat(get(store.renew(group, "a", second, LONG))).isTrue();
+    }
+
+    @Test
+    void onlyTheOwnerWithItsTermCanRenew() {
+        long term = acquireGranted("a", LONG);
+
+        assertThat(get(store.renew(group, "b", term, LONG))).isFalse();
+        assertThat(get(store.renew(group, "a", term + 1, LONG))).isFalse();
+        assertThat(get(store.renew(group, "a", term, LONG))).isTrue();
+    }
+
+    @Test
+    void renewalExtendsTheLeaseByTheStoreClock() {
+        long term = acquireGranted("a", SHORT);
+
+        assertThat(get(store.renew(group, "a", term, LONG))).isTrue();
+
+        Lease lease = get(store.read(group)).orElseThrow();
+        assertThat(lease.remaining()).isGreaterThan(SHORT);
+    }
+
+    @Test
+    void onlyTheOwnerWithItsTermCanRelease() {
+        long term = acquireGranted("a", LONG);
+
+        assertThat(get(store.release(group, "b", term))).isFalse();
+        assertThat(get(store.release(group, "a", term - 1))).isFalse();
+        assertThat(get(store.read(group))).isPresent();
+
+        assertThat(get(store.release(group, "a", term))).isTrue();
+        assertThat(get(store.read(group))).isEmpty();
+        assertThat(get(store.release(group, "a", term))).as("second release").isFalse();
+    }
+
+    @Test
+    void readReportsOwnerTermAndRemainingTime() {
+        assertThat(get(store.read(group))).isEmpty();
+        long term = acquireGranted("a", LONG);
+
+        Lease lease = get(store.read(group)).orElseThrow();
+
+        assertThat(lease.owner()).isEqualTo("a");
+        assertThat(lease.term()).isEqualTo(term);
+        assertThat(lease.remaining()).isPositive().isLessThanOrEqualTo(LONG);
+    }
+
+    @Test
+    void anUnrenewedLeaseExpiresAndCanBeTakenByAnother() {
+        long term = acquireGranted("a", SHORT);
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> get(store.read(group)).isEmpty());
+
+        assertThat(get(store.renew(group, "a", term, LONG))).as("renew after expiry").isFalse();
+        long next = acquireGranted("b", LONG);
+        assertThat(next).isGreaterThan(term);
+    }
+
+    @Test
+    void contendingClientsGetExactlyOneGrant() {
+        List<CompletableFuture<AcquireResult>> attempts = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            CoordinationStore client = i % 2 == 0 ? store : open();
+            attempts.add(client.acquire(group, node("n" + i), LONG));
+        }
+
+        long granted = attempts.stream().map(StoreConformanceSuite::get)
+                .filter(r -> r instanceof AcquireResult.Granted).count();
+
+        assertThat(granted).isEqualTo(1);
+    }
+
+    @Test
+    void groupsAreIndependent() {
+        String other = group + "-other";
+        long term = acquireGranted("a", LONG);
+
+        AcquireResult elsewhere = get(store.acquire(other, node("b"), LONG));
+
+        assertThat(elsewhere).isInstanceOf(AcquireResult.Granted.class);
+        assertThat(get(store.read(group)).orElseThrow().term()).isEqualTo(term);
+    }
+
+    @Test
+    void watchersHearAcquisitionsAndReleases() {
+        List<LeaseNotice> heard = new CopyOnWriteArrayList<>();
+        CoordinationStore watcherClient = open();
+        Subscription subscription = watcherClient.watch(group, heard::add);
+        get(subscription.ready());
+
+        long term = acquireGranted("a", LONG);
+        get(store.release(group, "a", term));
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(heard).containsExactly(
+                new LeaseNotice(LeaseNotice.Kind.ACQUIRED, "a", term),
+                new LeaseNotice(LeaseNotice.Kind.RELEASED, "a", term)));
+    }
+
+    @Test
+    void aClosedWatchHearsNothingMore() {
+        List<LeaseNotice> heard = new CopyOnWriteArrayList<>();
+        Subscription subscription = store.watch(group, heard::add);
+        get(subscription.ready());
+        subscription.close();
+
+        acquireGranted("a", LONG);
+        List<LeaseNotice> probe = new CopyOnWriteArrayList<>();
+        Subscription later = store.watch(group, probe::add);
+        get(later.ready());
+        get(store.acquire(group, node("a"), LONG));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !probe.isEmpty());
+
+        assertThat(heard).isEmpty();
+        later.close();
+    }
+
+    // ---------------------------------------------------------------- registry
+
+    @Test
+    void registeredProcessesAreListedInIdOrderWithStoreTimestamps() {
+        get(store.register(group, node("p2"), LONG));
+        get(store.register(group, node("p1").withMetadata(Map.of("zone", "a")), LONG));
+
+        List<NodeInfo> members = get(store.members(group));
+
+        assertThat(members).extracting(NodeInfo::id).containsExactly("p1", "p2");
+        NodeInfo p1 = members.get(0);
+        assertThat(p1.metadata()).containsEntry("zone", "a");
+        assertThat(p1.identifier()).isEqualTo("conformance");
+        assertThat(p1.registeredAt()).isNotNull();
+        assertThat(p1.lastSeen()).isNotNull();
+        assertThat(get(store.member(group, "p2"))).isPresent();
+        assertThat(get(store.member(group, "nobody"))).isEmpty();
+    }
+
+    @Test
+    void reRegisteringKeepsTheFirstRegistrationTime() {
+        get(store.register(group, node("p1"), LONG));
+        NodeInfo first = get(store.member(group, "p1")).orElseThrow();
+
+        get(store.register(group, node("p1").withMetadata(Map.of("v", "2")), LONG));
+
+        NodeInfo second = get(store.member(group, "p1")).orElseThrow();
+        assertThat(second.registeredAt()).isEqualTo(first.registeredAt());
+        assertThat(second.metadata()).containsEntry("v", "2");
+    }
+
+    @Test
+    void heartbeatRenewsOnlyLiveEntries() {
+        get(store.register(group, node("p1"), SHORT));
+
+        assertThat(get(store.heartbeat(group, "p1", LONG))).isTrue();
+        assertThat(get(store.heartbeat(group, "ghost", LONG))).isFalse();
+
+        NodeInfo renewed = get(store.member(group, "p1")).orElseThrow();
+        assertThat(renewed.lastSeen()).isAfterOrEqualTo(renewed.registeredAt());
+    }
+
+    @Test
+    void entriesExpireWithoutHeartbeatsAndAreSweptOnce() {
+        get(store.register(group, node("short"), SHORT));
+        get(store.register(group, node("long"), LONG));
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(get(store.members(group))).extracting(NodeInfo::id).containsExactly("long"));
+
+        assertThat(get(store.member(group, "short"))).isEmpty();
+        assertThat(get(store.heartbeat(group, "short", LONG))).as("heartbeat after expiry").isFalse();
+        List<String> swept = get(store.sweepExpired(group));
+        assertThat(swept).isSubsetOf("short");
+        assertThat(get(store.sweepExpired(group))).isEmpty();
+    }
+
+    @Test
+    void unregisterRemovesAnEntry() {
+        get(store.register(group, node("p1"), LONG));
+
+        assertThat(get(store.unregister(group, "p1"))).isTrue();
+        assertThat(get(store.unregister(group, "p1"))).isFalse();
+        assertThat(get(store.members(group))).isEmpty();
+    }
+
+    @Test
+    void rolesAreDerivedFromTheCurrentLease() {
+        get(store.register(group, node("a"), LONG));
+        get(store.register(group, node("b").withRole(Role.LEADER), LONG));
+        long term = acquireGranted("a", LONG);
+
+        assertThat(get(store.members(group))).extracting(NodeInfo::id, NodeInfo::role)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("a", Role.LEADER),
+                        org.assertj.core.groups.Tuple.tuple("b", Role.FOLLOWER));
+
+        get(store.release(group, "a", term));
+        assertThat(get(store.members(group))).extracting(NodeInfo::role).containsOnly(Role.FOLLOWER);
+    }
+
+    @Test
+    void leaderInfoIsTheLeaseHoldersProcessWhileTheLeaseLives() {
+        assertThat(get(store.leaderInfo(group))).isEmpty();
+        long term = acquireGranted("a", LONG);
+
+        Optional<NodeInfo> leader = get(store.leaderInfo(group));
+
+        assertThat(leader).hasValueSatisfying(info -> {
+            assertThat(info.id()).isEqualTo("a");
+            assertThat(info.role()).isEqualTo(Role.LEADER);
+        });
+        get(store.release(group, "a", term));
+        assertThat(get(store.leaderInfo(group))).isEmpty();
+    }
+
+    @Test
+    void memberWatchersHearRegistrationsButNotHeartbeats() {
+        List<MemberNotice> heard = new CopyOnWriteArrayList<>();
+        Subscription subscription = open().watchMembers(group, heard::add);
+        get(subscription.ready());
+
+        get(store.register(group, node("p1"), LONG));
+        get(store.heartbeat(group, "p1", LONG));
+        get(store.register(group, node("p1"), LONG));
+        get(store.unregister(group, "p1"));
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(heard).containsExactly(
+                new MemberNotice(MemberNotice.Kind.REGISTERED, "p1"),
+                new MemberNotice(MemberNotice.Kind.UNREGISTERED, "p1")));
+    }
+
+    // ---------------------------------------------------------------- fenced registers
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theCurrentTermMayWrite() {
+        long term = acquireGranted("a", LONG);
+
+        FencedWriteResult result = get(store.fencedWrite(group, "r", "a", term, bytes("one")));
+
+        assertThat(result.accepted()).isTrue();
+        FencedValue value = get(store.fencedRead(group, "r")).orElseThrow();
+        assertThat(value.term()).isEqualTo(term);
+        assertThat(value.writer()).isEqualTo("a");
+        assertThat(new String(value.value(), StandardCharsets.UTF_8)).isEqualTo("one");
+    }
+
+    @Test
+    void aDeposedLeaderIsRefusedEvenBeforeItsSuccessorWrites() {
+        long old = acquireGranted("a", SHORT);
+        await().atMost(Duration.ofSeconds(5)).until(() -> get(store.read(group)).isEmpty());
+        long current = acquireGranted("b", LONG);
+
+        FencedWriteResult stale = get(store.fencedWrite(group, "r", "a", old, bytes("stale")));
+
+        assertThat(stale.accepted()).isFalse();
+        assertThat(stale.currentTerm()).isEqualTo(current);
+        assertThat(get(store.fencedRead(group, "r"))).isEmpty();
+    }
+
+    @Test
+    void aRefusedWriteLeavesTheRegisterUntouched() {
+        long first = acquireGranted("a", LONG);
+        get(store.release(group, "a", first));
+        long second = acquireGranted("b", LONG);
+        assertThat(get(store.fencedWrite(group, "r", "b", second, bytes("new"))).accepted()).isTrue();
+
+        FencedWriteResult stale = get(store.fencedWrite(group, "r", "a", first, bytes("old")));
+
+        assertThat(stale.accepted()).isFalse();
+        FencedValue value = get(store.fencedRead(group, "r")).orElseThrow();
+        assertThat(value.term()).isEqualTo(second);
+        assertThat(new String(value.value(), StandardCharsets.UTF_8)).isEqualTo("new");
+    }
+
+    @Test
+    void aTermNeverIssuedIsRefused() {
+        long term = acquireGranted("a", LONG);
+
+        assertThat(get(store.fencedWrite(group, "r", "a", term + 1, bytes("x"))).accepted()).isFalse();
+        assertThat(get(store.fencedWrite(group, "r", "a", term, bytes("x"))).accepted()).isTrue();
+    }
+
+    // ---------------------------------------------------------------- messaging
+
+    @Test
+    void publishedMessagesReachSubscribersUntilTheyClose() {
+        String channel = "conformance:" + UUID.randomUUID();
+        List<String> received = new CopyOnWriteArrayList<>();
+        Subscription subscription = open().subscribe(channel,
+                message -> received.add(new String(message, StandardCharsets.UTF_8)));
+        get(subscription.ready());
+
+        get(store.publish(channel, bytes("hello")));
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(received).containsExactly("hello"));
+
+        subscription.close();
+        get(store.publish(channel, bytes("after close")));
+        Subscription probe = store.subscribe(channel, message -> { });
+        get(probe.ready());
+        assertThat(received).containsExactly("hello");
+        probe.close();
+    }
+}
