@@ -60,7 +60,13 @@ public interface Election extends AutoCloseable {
     /** A register in the store that only accepts writes from this group's newest term. */
     FencedRegister fencedRegister(String name);
 
-    /** Stops the election: a leader stops acting, listeners are told, the lease is released. Idempotent. */
+    /**
+     * Stops the election: a leader stops acting, listeners are told, the lease is released, this process's registry
+     * entry is removed. Idempotent; blocks until done (bounded by about the lease TTL).
+     */
     @Override
     void close();
+
+    /** {@link #close()} without blocking: the future completes when the election has closed. */
+    CompletableFuture<Void> closeAsync();
 }

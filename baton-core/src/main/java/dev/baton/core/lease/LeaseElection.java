@@ -210,11 +210,17 @@ public final class LeaseElection implements Election {
      * registry entry is removed. Blocks until that is done, at most about the lease TTL.
      */
     @Override
-    public void close() {
+    public CompletableFuture<Void> closeAsync() {
         if (closeRequested.compareAndSet(false, true)) {
             boolean fromListener = events.deliveringOnThisThread();
             scheduler.execute(() -> onClose(fromListener));
         }
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        closeAsync();
         try {
             closed.get(config.leaseTtl().toNanos() + config.storeTimeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
@@ -364,9 +370,11 @@ public final class LeaseElection implements Election {
         }
         if (error != null) {
             reportError("renewing the lease of term " + current.term() + " failed", error);
-            long retryAt = clock.nanoTime() + config.retryInterval().toNanos();
             // Retry until the deadline; the deadline timer ends the leadership if none succeeds.
-            scheduleRenewal(Math.min(retryAt, current.deadlineNanos() - 1));
+            long retryAt = clock.nanoTime() + config.retryInterval().toNanos();
+            if (retryAt - current.deadlineNanos() < 0) {
+                scheduleRenewal(retryAt);
+            }
             return;
         }
         if (!renewed) {
