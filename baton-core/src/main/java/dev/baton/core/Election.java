@@ -33,6 +33,12 @@ public interface Election extends AutoCloseable {
      */
     boolean awaitElected(Duration timeout) throws InterruptedException, TimeoutException;
 
+    /**
+     * Completes when the first round of election resolved, with whether this node led then; fails if the election
+     * was closed first. The non-blocking twin of {@link #awaitElected(Duration)}.
+     */
+    CompletableFuture<Boolean> whenElected();
+
     /** True while this node holds a valid leadership. */
     boolean isLeader();
 

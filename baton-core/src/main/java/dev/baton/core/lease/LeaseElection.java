@@ -154,6 +154,11 @@ public final class LeaseElection implements Election {
     }
 
     @Override
+    public CompletableFuture<Boolean> whenElected() {
+        return firstRound.copy();
+    }
+
+    @Override
     public boolean isLeader() {
         Leadership leadership = published;
         return leadership != null && leadership.isValid();
