@@ -18,7 +18,8 @@ import java.util.OptionalLong;
 final class RespProbe {
 
     private static final byte[] PING = "*1\r\n$4\r\nPING\r\n".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] INFO_SERVER = "*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] INFO_SERVER =
+            "*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final int MAX_LINE = 512;
     private static final int MAX_BULK = 1 << 16;
 

@@ -1,0 +1,269 @@
+package dev.baton.redis;
+
+import dev.baton.core.NodeInfo;
+import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedValue;
+import dev.baton.core.store.FencedWriteResult;
+import dev.baton.core.store.Lease;
+import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.MemberNotice;
+import dev.baton.core.store.StoreException;
+import dev.baton.core.store.Subscription;
+import dev.baton.redis.internal.GroupKeys;
+import dev.baton.redis.internal.LettuceConnections;
+import dev.baton.redis.internal.NodeInfoCodec;
+import dev.baton.redis.internal.PubSubRouter;
+import dev.baton.redis.internal.RedisFencing;
+import dev.baton.redis.internal.RedisLeases;
+import dev.baton.redis.internal.RedisRegistry;
+import dev.baton.redis.internal.ScriptRunner;
+import dev.baton.redis.internal.Scripts;
+import dev.baton.redis.internal.StoreFailures;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link CoordinationStore} on Redis 6.2 or later (seed 000's MasterElection layout, made safe): every lease and
+ * registry operation is one atomic Lua script that reads the time from Redis itself ({@code TIME}, {@code PX}), so
+ * no decision ever compares two machines' clocks.
+ *
+ * <p><b>Layout.</b> Group {@code G} lives under the hash tag {@code {<keyPrefix>G}}: {@code :master} (leader's node
+ * id), {@code :master_term}, {@code :heartbeat} and {@code :master_process} (all with the lease TTL), {@code :term}
+ * (the term counter), {@code :processes} with {@code :processes:expiry}, and {@code :fenced:<register>}. Lease and
+ * member notices are published on {@code {…}:notices} and {@code {…}:members}; {@link #subscribe} channels are
+ * {@code <keyPrefix><channel>}, so seed channels such as {@code worker:slave:<id>} keep their names.
+ *
+ * <p><b>Terms survive data loss.</b> When the term counter is missing (a new group, or a Redis without persistence
+ * that restarted or was flushed) the acquire script first sets it to the server's {@code TIME} in microseconds, then
+ * increments it. A term issued afterwards is therefore above every term issued before, provided the group averaged
+ * fewer than one acquisition per microsecond of its lifetime and the server's clock did not step back across the
+ * loss. Terms stay below 2<sup>53</sup> (exact in Lua's doubles) until the year 2255. Run Redis with an eviction
+ * policy that never evicts keys without TTL ({@code noeviction} or {@code volatile-*}), since an evicted counter is
+ * data loss too.
+ *
+ * <p><b>Failures.</b> Methods never block: they return futures completed on Lettuce's I/O threads. A command fails
+ * with {@link dev.baton.core.store.StoreTimeoutException} after {@link RedisStoreOptions#commandTimeout()}, and at
+ * once with {@link StoreException} while Redis is unreachable (commands are rejected, not queued); the connection
+ * reconnects by itself. Scripts are loaded at connect and reloaded if the server forgot them ({@code NOSCRIPT}).
+ *
+ * <p><b>Threads.</b> Each store owns its Lettuce resources (two I/O and two computation threads) and shuts them down
+ * in {@link #close()}. Message and notice handlers run on an I/O thread and must not block.
+ */
+public final class RedisStore implements CoordinationStore {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
+
+    private final RedisStoreOptions options;
+    private final String description;
+    private final LettuceConnections connections;
+    private final StoreFailures failures;
+    private final RedisLeases leases;
+    private final RedisRegistry registry;
+    private final RedisFencing fencing;
+    private final PubSubRouter router;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private RedisStore(RedisStoreOptions options, LettuceConnections connections) {
+        this.options = options;
+        this.description = options.describe();
+        this.connections = connections;
+        this.failures = new StoreFailures(description, options.commandTimeout());
+        RedisAsyncCommands<String, byte[]> commands = connections.commands().async();
+        ScriptRunner scripts = new ScriptRunner(commands);
+        NodeInfoCodec codec = new NodeInfoCodec();
+        this.leases = new RedisLeases(scripts, codec, options.keyPrefix(), failures);
+        this.registry = new RedisRegistry(scripts, commands, codec, options.keyPrefix(), failures);
+        this.fencing = new RedisFencing(scripts, commands, options.keyPrefix(), failures);
+        this.router = new PubSubRouter(connections.pubSub(), connections.resources().eventExecutorGroup(), failures);
+    }
+
+    /**
+     * Connects to {@code uri} ({@code redis://[:password@]host[:port][/db]}) with default options.
+     *
+     * @throws StoreException if Redis cannot be reached or refuses the connection
+     */
+    public static RedisStore connect(String uri) {
+        return connect(RedisStoreOptions.builder().uri(uri).build());
+    }
+
+    /**
+     * Connects, checks the server answers {@code PING} and loads the Lua scripts. Blocks for at most a few
+     * timeouts; this is the only blocking call of the store besides {@link #close()}.
+     *
+     * @throws StoreException {@code cannot reach Redis at redis://host:port/db: <reason>} (never with the password)
+     */
+    public static RedisStore connect(RedisStoreOptions options) {
+        String target = options.describe();
+        LettuceConnections connections;
+        try {
+            connections = LettuceConnections.open(options.redisUri(), options.commandTimeout(),
+                    options.connectTimeout());
+        } catch (RuntimeException e) {
+            throw new StoreException("cannot reach Redis at " + target + ": " + StoreFailures.shortReason(e), e);
+        }
+        try {
+            RedisAsyncCommands<String, byte[]> commands = connections.commands().async();
+            long wait = options.commandTimeout().toMillis() * 2;
+            commands.ping().toCompletableFuture().get(wait, TimeUnit.MILLISECONDS);
+            new ScriptRunner(commands).loadAll(Scripts.ALL).get(wait, TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+            connections.close();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            throw new StoreException("cannot reach Redis at " + target + ": " + StoreFailures.shortReason(e), e);
+        }
+        log.debug("Connected to {}", target);
+        return new RedisStore(options, connections);
+    }
+
+    @Override
+    public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
+        return call("acquire", () -> leases.acquire(group, candidate, ttl));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
+        return call("renew", () -> leases.renew(group, nodeId, term, ttl));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
+        return call("release", () -> leases.release(group, nodeId, term));
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> read(String group) {
+        return call("read lease", () -> leases.read(group));
+    }
+
+    /** Lease notices arrive from the group's {@code {…}:notices} channel; malformed ones are logged and dropped. */
+    @Override
+    public Subscription watch(String group, Consumer<LeaseNotice> listener) {
+        return router.subscribe(GroupKeys.of(options.keyPrefix(), group).noticesChannel(),
+                decoding("lease notice", LeaseNotice::decode, listener));
+    }
+
+    @Override
+    public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
+        return call("register", () -> registry.register(group, node, ttl));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
+        return call("heartbeat", () -> registry.heartbeat(group, nodeId, ttl));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> unregister(String group, String nodeId) {
+        return call("unregister", () -> registry.unregister(group, nodeId));
+    }
+
+    @Override
+    public CompletableFuture<List<NodeInfo>> members(String group) {
+        return call("list members", () -> registry.members(group));
+    }
+
+    @Override
+    public CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
+        return call("read member", () -> registry.member(group, nodeId));
+    }
+
+    @Override
+    public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
+        return call("read leader info", () -> registry.leaderInfo(group));
+    }
+
+    @Override
+    public CompletableFuture<List<String>> sweepExpired(String group) {
+        return call("sweep expired members", () -> registry.sweepExpired(group));
+    }
+
+    /** Member notices arrive from the group's {@code {…}:members} channel; malformed ones are logged and dropped. */
+    @Override
+    public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
+        return router.subscribe(GroupKeys.of(options.keyPrefix(), group).membersChannel(),
+                decoding("member notice", MemberNotice::decode, listener));
+    }
+
+    @Override
+    public CompletableFuture<FencedWriteResult> fencedWrite(String group, String register, String nodeId, long term,
+            byte[] value) {
+        return call("fenced write", () -> fencing.write(group, register, nodeId, term, value));
+    }
+
+    @Override
+    public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
+        return call("fenced read", () -> fencing.read(group, register));
+    }
+
+    /** Publishes on {@code <keyPrefix><channel>}; completes with the number of subscribers that received it. */
+    @Override
+    public CompletableFuture<Long> publish(String channel, byte[] message) {
+        return call("publish", () -> failures.guard("publish to " + channel,
+                () -> connections.commands().async().publish(options.keyPrefix() + channel, message)));
+    }
+
+    /** Subscribes to {@code <keyPrefix><channel>} on the store's shared pub/sub connection. */
+    @Override
+    public Subscription subscribe(String channel, Consumer<byte[]> handler) {
+        return router.subscribe(options.keyPrefix() + channel, handler);
+    }
+
+    /** {@code redis://host:port/db}, without credentials. */
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    /** Closes both connections and shuts down the store's Lettuce threads. Idempotent; blocks up to a few seconds. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            try {
+                router.close();
+            } finally {
+                connections.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisStore{" + description + ", keyPrefix='" + options.keyPrefix() + "'}";
+    }
+
+    private <T> CompletableFuture<T> call(String operation, Supplier<CompletableFuture<T>> body) {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(new StoreException(operation + " on " + description
+                    + " failed: the store is closed"));
+        }
+        return body.get();
+    }
+
+    private static <T> Consumer<byte[]> decoding(String what, Function<String, T> decoder, Consumer<T> listener) {
+        return message -> {
+            String text = new String(message, StandardCharsets.UTF_8);
+            T notice;
+            try {
+                notice = decoder.apply(text);
+            } catch (IllegalArgumentException e) {
+                log.warn("Dropping malformed {}: {}", what, e.getMessage());
+                return;
+            }
+            listener.accept(notice);
+        };
+    }
+}

@@ -1,0 +1,116 @@
+package dev.baton.redis.internal;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.codec.RedisCodec;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.ProtocolVersion;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Lettuce objects behind one store: its own {@link ClientResources} (so closing the store leaves no threads), a
+ * client configured to fail fast, a command connection and a pub/sub connection. Keys are UTF-8 strings, values raw
+ * bytes.
+ *
+ * <p>Failure behaviour, chosen for an election that must notice trouble before its lease runs out: every command
+ * times out after the command timeout; while disconnected, commands are rejected at once instead of queued; at most
+ * {@value #REQUEST_QUEUE_SIZE} commands may be in flight; reconnects are automatic, backing off from 10 ms to 1 s.
+ */
+public final class LettuceConnections implements AutoCloseable {
+
+    /** Bounds the commands awaiting replies, so a hung server cannot absorb unbounded work. */
+    public static final int REQUEST_QUEUE_SIZE = 10_000;
+
+    private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
+    private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
+
+    private final ClientResources resources;
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, byte[]> commands;
+    private final StatefulRedisPubSubConnection<String, byte[]> pubSub;
+
+    private LettuceConnections(ClientResources resources, RedisClient client,
+            StatefulRedisConnection<String, byte[]> commands, StatefulRedisPubSubConnection<String, byte[]> pubSub) {
+        this.resources = resources;
+        this.client = client;
+        this.commands = commands;
+        this.pubSub = pubSub;
+    }
+
+    /**
+     * Connects both connections; blocks for at most about two connect plus command timeouts. On failure everything
+     * created so far is shut down before the exception propagates.
+     */
+    public static LettuceConnections open(RedisURI uri, Duration commandTimeout, Duration connectTimeout) {
+        ClientResources resources = DefaultClientResources.builder()
+                .ioThreadPoolSize(2)
+                .computationThreadPoolSize(2)
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
+                        TimeUnit.MILLISECONDS))
+                .build();
+        RedisURI target = RedisURI.builder(uri).withTimeout(commandTimeout).build();
+        RedisClient client = RedisClient.create(resources, target);
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(REQUEST_QUEUE_SIZE)
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
+                .protocolVersion(ProtocolVersion.RESP2)
+                .build());
+        StatefulRedisConnection<String, byte[]> commands = null;
+        try {
+            commands = client.connect(CODEC);
+            StatefulRedisPubSubConnection<String, byte[]> pubSub = client.connectPubSub(CODEC);
+            return new LettuceConnections(resources, client, commands, pubSub);
+        } catch (RuntimeException e) {
+            if (commands != null) {
+                commands.close();
+            }
+            shutdown(client, resources);
+            throw e;
+        }
+    }
+
+    public StatefulRedisConnection<String, byte[]> commands() {
+        return commands;
+    }
+
+    public StatefulRedisPubSubConnection<String, byte[]> pubSub() {
+        return pubSub;
+    }
+
+    public ClientResources resources() {
+        return resources;
+    }
+
+    /** Closes both connections and shuts the client and its resources down; waits up to a few seconds. */
+    @Override
+    public void close() {
+        try {
+            pubSub.close();
+            commands.close();
+        } finally {
+            shutdown(client, resources);
+        }
+    }
+
+    private static void shutdown(RedisClient client, ClientResources resources) {
+        try {
+            client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
+        } finally {
+            resources.shutdown(0, SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).awaitUninterruptibly(
+                    SHUTDOWN_TIMEOUT.toMillis());
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package dev.baton.redis.internal;
+
+import static dev.baton.redis.internal.Replies.utf8;
+
+import dev.baton.core.store.FencedValue;
+import dev.baton.core.store.FencedWriteResult;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Fenced registers on Redis (DESIGN §3 rule 2): a hash per register holding {@code term}, {@code writer} and
+ * {@code value}, written by {@code fenced_write.lua} only under the group's newest issued term.
+ */
+public final class RedisFencing {
+
+    private final ScriptRunner scripts;
+    private final RedisAsyncCommands<String, byte[]> commands;
+    private final String keyPrefix;
+    private final StoreFailures failures;
+
+    public RedisFencing(ScriptRunner scripts, RedisAsyncCommands<String, byte[]> commands, String keyPrefix,
+            StoreFailures failures) {
+        this.scripts = scripts;
+        this.commands = commands;
+        this.keyPrefix = keyPrefix;
+        this.failures = failures;
+    }
+
+    /** See {@link dev.baton.core.store.FencedStore#fencedWrite}. */
+    public CompletableFuture<FencedWriteResult> write(String group, String register, String nodeId, long term,
+            byte[] value) {
+        return failures.guard("fenced write to " + register, () -> {
+            GroupKeys k = GroupKeys.of(keyPrefix, group);
+            return scripts.<List<Object>>run(Scripts.FENCED_WRITE, ScriptOutputType.MULTI,
+                    new String[] {k.term(), k.fenced(register)}, utf8(Long.toString(term)), utf8(nodeId), value)
+                    .thenApply(reply -> new FencedWriteResult(Replies.number(reply.get(0)) == 1L,
+                            Replies.number(reply.get(1))));
+        });
+    }
+
+    /** See {@link dev.baton.core.store.FencedStore#fencedRead}. */
+    public CompletableFuture<Optional<FencedValue>> read(String group, String register) {
+        return failures.guard("fenced read of " + register, () -> {
+            GroupKeys k = GroupKeys.of(keyPrefix, group);
+            return commands.hmget(k.fenced(register), "term", "writer", "value")
+                    .thenApply(RedisFencing::value);
+        });
+    }
+
+    private static Optional<FencedValue> value(List<KeyValue<String, byte[]>> fields) {
+        if (fields.size() != 3 || fields.stream().anyMatch(field -> !field.hasValue())) {
+            return Optional.empty();
+        }
+        return Optional.of(new FencedValue(Replies.number(fields.get(0).getValue()),
+                Replies.text(fields.get(1).getValue()), fields.get(2).getValue()));
+    }
+}

@@ -1,0 +1,73 @@
+package dev.baton.redis.internal;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Runs the store's Lua scripts by digest ({@code EVALSHA}), so each call sends a 40-byte digest instead of the
+ * source. A server that forgot a script (restart, {@code SCRIPT FLUSH}, failover to a replica) answers
+ * {@code NOSCRIPT}; the runner then loads the script again and retries once.
+ */
+public final class ScriptRunner {
+
+    private final RedisAsyncCommands<String, byte[]> commands;
+
+    public ScriptRunner(RedisAsyncCommands<String, byte[]> commands) {
+        this.commands = commands;
+    }
+
+    /** Loads every script with {@code SCRIPT LOAD}; fails if the server computes a different digest. */
+    public CompletableFuture<Void> loadAll(List<LuaScript> scripts) {
+        CompletableFuture<?>[] loads = scripts.stream().map(this::load).toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(loads);
+    }
+
+    /**
+     * Runs {@code script} with {@code keys} and {@code args}; the reply has the shape {@code type} describes
+     * (integers as {@link Long}, bulk strings as {@code byte[]}, arrays as lists).
+     */
+    public <T> CompletableFuture<T> run(LuaScript script, ScriptOutputType type, String[] keys, byte[]... args) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        this.<T>evalsha(script, type, keys, args).whenComplete((value, error) -> {
+            if (error == null) {
+                result.complete(value);
+            } else if (isNoScript(error)) {
+                load(script).thenCompose(loaded -> this.<T>evalsha(script, type, keys, args))
+                        .whenComplete((retried, retryError) -> {
+                            if (retryError == null) {
+                                result.complete(retried);
+                            } else {
+                                result.completeExceptionally(retryError);
+                            }
+                        });
+            } else {
+                result.completeExceptionally(error);
+            }
+        });
+        return result;
+    }
+
+    private <T> CompletionStage<T> evalsha(LuaScript script, ScriptOutputType type, String[] keys, byte[]... args) {
+        return commands.<T>evalsha(script.sha(), type, keys, args);
+    }
+
+    private CompletableFuture<Void> load(LuaScript script) {
+        return commands.scriptLoad(Replies.utf8(script.source())).toCompletableFuture().thenAccept(sha -> {
+            if (!script.sha().equalsIgnoreCase(sha)) {
+                throw new IllegalStateException("Redis computed digest " + sha + " for script " + script.name()
+                        + ", expected " + script.sha());
+            }
+        });
+    }
+
+    private static boolean isNoScript(Throwable error) {
+        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return e instanceof RedisNoScriptException
+                || (e.getMessage() != null && e.getMessage().startsWith("NOSCRIPT"));
+    }
+}

@@ -1,0 +1,25 @@
+package dev.baton.redis.internal;
+
+import java.util.List;
+
+/** Every Lua script the Redis store runs, read once per JVM. */
+public final class Scripts {
+
+    public static final LuaScript ACQUIRE = LuaScript.load("acquire");
+    public static final LuaScript RENEW = LuaScript.load("renew");
+    public static final LuaScript RELEASE = LuaScript.load("release");
+    public static final LuaScript READ = LuaScript.load("read");
+    public static final LuaScript REGISTER = LuaScript.load("register");
+    public static final LuaScript HEARTBEAT = LuaScript.load("heartbeat");
+    public static final LuaScript UNREGISTER = LuaScript.load("unregister");
+    public static final LuaScript MEMBERS = LuaScript.load("members");
+    public static final LuaScript MEMBER = LuaScript.load("member");
+    public static final LuaScript SWEEP = LuaScript.load("sweep");
+    public static final LuaScript FENCED_WRITE = LuaScript.load("fenced_write");
+
+    /** All of the above, for loading at connect time. */
+    public static final List<LuaScript> ALL = List.of(ACQUIRE, RENEW, RELEASE, READ, REGISTER, HEARTBEAT,
+            UNREGISTER, MEMBERS, MEMBER, SWEEP, FENCED_WRITE);
+
+    private Scripts() {}
+}

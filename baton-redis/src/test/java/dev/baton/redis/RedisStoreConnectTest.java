@@ -1,0 +1,106 @@
+package dev.baton.redis;
+
+import static dev.baton.redis.StoreCalls.failure;
+import static dev.baton.redis.StoreCalls.get;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.core.store.StoreException;
+import dev.baton.testkit.RedisServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** Connecting, describing and closing a store; each failure with a message that says what went wrong. */
+class RedisStoreConnectTest {
+
+    @Test
+    void anUnreachableRedisFailsWithAClearMessage() throws IOException {
+        int port = unusedPort();
+
+        assertThatThrownBy(() -> RedisStore.connect("redis://127.0.0.1:" + port))
+                .isInstanceOf(StoreException.class)
+                .hasMessageStartingWith("cannot reach Redis at redis://127.0.0.1:" + port + "/0: ")
+                .hasMessageContaining("refused");
+    }
+
+    @Test
+    void thePasswordNeverAppearsInMessagesOrDescriptions() throws IOException {
+        int port = unusedPort();
+
+        assertThatThrownBy(() -> RedisStore.connect("redis://:s3cret@127.0.0.1:" + port + "/3"))
+                .isInstanceOf(StoreException.class)
+                .hasMessageStartingWith("cannot reach Redis at redis://127.0.0.1:" + port + "/3: ")
+                .hasMessageNotContaining("s3cret");
+
+        try (RedisServer redis = RedisServer.start()) {
+            try (RawRedis raw = RawRedis.open(redis.uri())) {
+                raw.sync().configSet("requirepass", "s3cret");
+            }
+            String uri = "redis://:s3cret@127.0.0.1:" + redis.port() + "/2";
+            try (RedisStore store = RedisStore.connect(uri)) {
+                assertThat(store.describe()).isEqualTo("redis://127.0.0.1:" + redis.port() + "/2");
+                assertThat(store.toString()).doesNotContain("s3cret");
+                assertThat(get(store.read("g"))).isEmpty();
+            }
+            assertThatThrownBy(() -> RedisStore.connect("redis://:not-the-pw@127.0.0.1:" + redis.port()))
+                    .isInstanceOf(StoreException.class)
+                    .hasMessageStartingWith("cannot reach Redis at redis://127.0.0.1:" + redis.port() + "/0: ")
+                    .hasMessageNotContaining("not-the-pw");
+        }
+    }
+
+    @Test
+    void optionsNameTheInvalidField() {
+        assertThatThrownBy(() -> RedisStoreOptions.builder().build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("uri");
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("http://:pw@host").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("uri")
+                .hasMessageNotContaining("pw");
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis://h").keyPrefix("a{b").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix");
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis://h").commandTimeout(Duration.ZERO).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("commandTimeout");
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis://h").connectTimeout(Duration.ofMillis(-1))
+                .build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connectTimeout");
+
+        RedisStoreOptions options = RedisStoreOptions.builder().uri("redis://:pw@h:7000/4").keyPrefix("p:").build();
+        assertThat(options.toBuilder().build().keyPrefix()).isEqualTo("p:");
+        assertThat(options.toString()).contains("redis://h:7000/4").doesNotContain("pw");
+    }
+
+    @Test
+    void closeLeavesNoLettuceThreadsAndLaterCallsFail() {
+        try (RedisServer redis = RedisServer.start()) {
+            Set<String> before = lettuceThreads();
+            RedisStore store = RedisStore.connect(redis.uri());
+            get(store.subscribe("channel", message -> { }).ready());
+            get(store.read("g"));
+            assertThat(lettuceThreads()).isNotEmpty();
+
+            store.close();
+            store.close();
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> before.containsAll(lettuceThreads()));
+            assertThat(failure(store.read("g"))).isInstanceOf(StoreException.class).hasMessageContaining("closed");
+        }
+    }
+
+    private static Set<String> lettuceThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(name -> name.startsWith("lettuce-")).collect(Collectors.toSet());
+    }
+
+    /** A loopback port with nothing listening on it (for as long as no one else takes it). */
+    private static int unusedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,262 @@
+package dev.baton.redis;
+
+import static dev.baton.redis.StoreCalls.LONG;
+import static dev.baton.redis.StoreCalls.acquire;
+import static dev.baton.redis.StoreCalls.get;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.core.Capabilities;
+import dev.baton.core.NodeInfo;
+import dev.baton.core.Role;
+import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.Subscription;
+import dev.baton.testkit.RedisServer;
+import io.lettuce.core.cluster.SlotHash;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What the store writes to Redis: seed 000's key names and JSON, hash-tagged, readable by the seed. */
+class RedisStoreLayoutTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String ISO_MILLIS = "\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z";
+
+    private static RedisServer redis;
+    private static RawRedis raw;
+
+    private RedisStore store;
+    private String group;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.start();
+        raw = RawRedis.open(redis.uri());
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        raw.close();
+        redis.close();
+    }
+
+    @BeforeEach
+    void connect() {
+        store = RedisStore.connect(RedisStoreOptions.builder().uri(redis.uri()).keyPrefix("app:").build());
+        group = "layout-" + UUID.randomUUID();
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    private String tag() {
+        return "{app:" + group + "}";
+    }
+
+    @Test
+    void everyKeyOfAGroupIsHashTaggedIntoOneSlot() {
+        long term = acquire(store, group, "a");
+        get(store.register(group, NodeInfo.of("a", "api"), LONG));
+        get(store.fencedWrite(group, "config", "a", term, new byte[] {1}));
+
+        List<String> keys = raw.sync().keys("*" + group + "*");
+
+        assertThat(keys).containsExactlyInAnyOrder(tag() + ":master", tag() + ":master_term", tag() + ":heartbeat",
+                tag() + ":master_process", tag() + ":term", tag() + ":processes", tag() + ":processes:expiry",
+                tag() + ":fenced:config");
+        assertThat(keys).extracting(SlotHash::getSlot).containsOnly(SlotHash.getSlot(tag()));
+    }
+
+    @Test
+    void leaseKeysHoldTheSeedsValuesWithTheLeaseTtl() throws Exception {
+        long term = acquire(store, group, "a");
+
+        assertThat(raw.sync().get(tag() + ":master")).isEqualTo("a");
+        assertThat(raw.sync().get(tag() + ":master_term")).isEqualTo(Long.toString(term));
+        long heartbeatMillis = Long.parseLong(raw.sync().get(tag() + ":heartbeat"));
+        assertThat(Instant.ofEpochMilli(heartbeatMillis)).isCloseTo(redisTime(), within(5, ChronoUnit.SECONDS));
+        for (String key : List.of(":master", ":master_term", ":heartbeat", ":master_process")) {
+            assertThat(raw.sync().pttl(tag() + key)).as(key).isPositive().isLessThanOrEqualTo(LONG.toMillis());
+        }
+        JsonNode process = JSON.readTree(raw.sync().get(tag() + ":master_process"));
+        assertThat(process.get("processId").asText()).isEqualTo("a");
+        assertThat(process.get("role").asText()).isEqualTo("master");
+    }
+
+    @Test
+    void registryEntriesUseTheSeedsFieldNamesAndStoreTime() throws Exception {
+        NodeInfo node = NodeInfo.of("p1", "orders-api").withApiAddress("http://10.0.0.1:8080")
+                .withCapabilities(new Capabilities(false, 7, 40)).withMetadata(Map.of("zone", "a"));
+        get(store.register(group, node, LONG));
+
+        JsonNode entry = JSON.readTree(raw.sync().hget(tag() + ":processes", "p1"));
+
+        assertThat(entry.get("processId").asText()).isEqualTo("p1");
+        assertThat(entry.get("nodeId").asText()).isEqualTo("p1");
+        assertThat(entry.get("identifier").asText()).isEqualTo("orders-api");
+        assertThat(entry.get("role").asText()).isEqualTo("slave");
+        assertThat(entry.get("apiAddress").asText()).isEqualTo("http://10.0.0.1:8080");
+        assertThat(entry.get("channelName").asText()).isEqualTo("worker:slave:p1");
+        assertThat(entry.get("capabilities").get("canProcessDetections").asBoolean()).isFalse();
+        assertThat(entry.get("capabilities").get("maxSubscriptions").asInt()).isEqualTo(7);
+        assertThat(entry.get("capabilities").get("preferredWorkload").asInt()).isEqualTo(40);
+        assertThat(entry.get("metadata").get("zone").asText()).isEqualTo("a");
+        assertThat(entry.get("registeredAt").asText()).matches(ISO_MILLIS);
+        assertThat(Instant.parse(entry.get("lastSeen").asText())).isCloseTo(redisTime(), within(5, ChronoUnit.SECONDS));
+        double expiry = raw.sync().zscore(tag() + ":processes:expiry", "p1");
+        assertThat(expiry - redisTime().toEpochMilli()).isBetween(LONG.toMillis() - 5000.0, LONG.toMillis() + 0.0);
+        assertThat(get(store.member(group, "p1"))).contains(node.withTimes(
+                Instant.parse(entry.get("registeredAt").asText()), Instant.parse(entry.get("lastSeen").asText())));
+    }
+
+    @Test
+    void entriesWrittenByTheSeedAreListed() {
+        raw.sync().hset(tag() + ":processes", "seed-1", "{\"processId\":\"seed-1\",\"nodeId\":\"seed-1\","
+                + "\"role\":\"slave\",\"lastSeen\":\"2025-08-12T09:06:37.123Z\",\"unknownField\":[1,2],"
+                + "\"capabilities\":{\"canProcessDetections\":true,\"maxSubscriptions\":5,\"preferredWorkload\":50},"
+                + "\"metadata\":{\"port\":8080}}");
+
+        NodeInfo seed = get(store.member(group, "seed-1")).orElseThrow();
+
+        assertThat(seed.identifier()).isEqualTo("seed-1");
+        assertThat(seed.capabilities()).isEqualTo(new Capabilities(true, 5, 50));
+        assertThat(seed.metadata()).containsEntry("port", "8080");
+        assertThat(seed.lastSeen()).isEqualTo(Instant.parse("2025-08-12T09:06:37.123Z"));
+        assertThat(get(store.members(group))).extracting(NodeInfo::id).containsExactly("seed-1");
+    }
+
+    @Test
+    void anUnreadableEntryIsSkippedWithoutBreakingTheListing() {
+        get(store.register(group, NodeInfo.of("good", "api"), LONG));
+        raw.sync().hset(tag() + ":processes", "bad", "{not json");
+        raw.sync().hset(tag() + ":processes", "array", "[1,2,3]");
+
+        assertThat(get(store.members(group))).extracting(NodeInfo::id).containsExactly("good");
+        assertThat(get(store.member(group, "bad"))).isEmpty();
+    }
+
+    @Test
+    void malformedNoticesAreDroppedAndLaterOnesStillArrive() {
+        List<LeaseNotice> heard = new CopyOnWriteArrayList<>();
+        Subscription subscription = store.watch(group, heard::add);
+        get(subscription.ready());
+
+        raw.sync().publish(tag() + ":notices", "acquired not-a-term x");
+        raw.sync().publish(tag() + ":notices", "garbage");
+        long term = acquire(store, group, "a");
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(heard).containsExactly(new LeaseNotice(LeaseNotice.Kind.ACQUIRED, "a", term)));
+        subscription.close();
+    }
+
+    @Test
+    void messageChannelsCarryTheKeyPrefix() {
+        List<String> received = new CopyOnWriteArrayList<>();
+        Subscription subscription = store.subscribe("worker:slave:p1",
+                message -> received.add(new String(message, StandardCharsets.UTF_8)));
+        get(subscription.ready());
+
+        raw.sync().publish("app:worker:slave:p1", "routed");
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(received).containsExactly("routed"));
+        assertThat(get(store.publish("worker:slave:p1", "again".getBytes(StandardCharsets.UTF_8)))).isEqualTo(1);
+        subscription.close();
+    }
+
+    @Test
+    void keyPrefixesIsolateApplicationsOnOneServer() {
+        try (RedisStore other = RedisStore.connect(RedisStoreOptions.builder().uri(redis.uri()).keyPrefix("other:")
+                .build())) {
+            acquire(store, group, "a");
+
+            AcquireResult elsewhere = get(other.acquire(group, NodeInfo.of("b", "test"), LONG));
+
+            assertThat(elsewhere).isInstanceOf(AcquireResult.Granted.class);
+            assertThat(raw.sync().get("{other:" + group + "}:master")).isEqualTo("b");
+        }
+    }
+
+    @Test
+    void rolesInStoredEntriesFollowTheLeaseAtEachHeartbeat() throws Exception {
+        get(store.register(group, NodeInfo.of("a", "api"), LONG));
+        acquire(store, group, "a");
+
+        get(store.heartbeat(group, "a", LONG));
+
+        JsonNode entry = JSON.readTree(raw.sync().hget(tag() + ":processes", "a"));
+        assertThat(entry.get("role").asText()).isEqualTo("master");
+        assertThat(get(store.leaderInfo(group))).hasValueSatisfying(info -> {
+            assertThat(info.id()).isEqualTo("a");
+            assertThat(info.role()).isEqualTo(Role.LEADER);
+            assertThat(info.registeredAt()).isNotNull();
+        });
+    }
+
+    @Test
+    void expiredEntriesVanishFromListingsAtOnceAndSweepingDeletesThem() {
+        get(store.register(group, NodeInfo.of("brief", "api"), Duration.ofMillis(200)));
+        get(store.register(group, NodeInfo.of("steady", "api"), LONG));
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                assertThat(get(store.members(group))).extracting(NodeInfo::id).containsExactly("steady"));
+        assertThat(raw.sync().hexists(tag() + ":processes", "brief")).as("still stored until swept").isTrue();
+
+        assertThat(get(store.sweepExpired(group))).containsExactly("brief");
+
+        assertThat(raw.sync().hkeys(tag() + ":processes")).containsExactly("steady");
+        assertThat(raw.sync().zrange(tag() + ":processes:expiry", 0, -1)).containsExactly("steady");
+    }
+
+    @Test
+    void theFirstTermOfAGroupIsSeededFromTheServerClockInMicroseconds() {
+        long micros = redisTime().getEpochSecond() * 1_000_000L;
+
+        long term = acquire(store, group, "a");
+
+        assertThat(term).isGreaterThan(micros).isLessThan(micros + 60_000_000L);
+        assertThat(raw.sync().get(tag() + ":term")).isEqualTo(Long.toString(term));
+    }
+
+    @Test
+    void tenThousandProcessesAreListed() {
+        int count = 10_000;
+        for (int batch = 0; batch < count; batch += 1000) {
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (int i = batch; i < batch + 1000; i++) {
+                writes.add(store.register(group, NodeInfo.of(String.format("p%05d", i), "bulk"), LONG));
+            }
+            writes.forEach(StoreCalls::get);
+        }
+
+        List<NodeInfo> members = get(store.members(group));
+
+        assertThat(members).hasSize(count);
+        assertThat(members.get(0).id()).isEqualTo("p00000");
+        assertThat(members.get(count - 1).id()).isEqualTo("p09999");
+    }
+
+    private static Instant redisTime() {
+        List<String> time = raw.sync().time();
+        return Instant.ofEpochSecond(Long.parseLong(time.get(0)), Long.parseLong(time.get(1)) * 1000);
+    }
+}
