@@ -397,6 +397,7 @@ public abstract class StoreConformanceSuite {
 
     @Test
     void aTermNeverIssuedIsRefused() {
+        assertThat(get(store.fencedWrite(group, "r", "a", 0, bytes("before any lease"))).accepted()).isFalse();
         long term = acquireGranted("a", LONG);
 
         assertThat(get(store.fencedWrite(group, "r", "a", term + 1, bytes("x"))).accepted()).isFalse();

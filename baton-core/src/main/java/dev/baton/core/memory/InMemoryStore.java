@@ -248,7 +248,7 @@ public final class InMemoryStore implements CoordinationStore {
         GroupState g = group(group);
         FencedValue current = g.registers.get(register);
         long newest = Math.max(g.term, current == null ? Long.MIN_VALUE : current.term());
-        if (term != g.term || term < newest) {
+        if (g.term == 0 || term != g.term || term < newest) {
             return CompletableFuture.completedFuture(new FencedWriteResult(false, newest));
         }
         g.registers.put(register, new FencedValue(term, nodeId, value.clone()));
