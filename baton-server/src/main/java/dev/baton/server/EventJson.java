@@ -1,0 +1,134 @@
+package dev.baton.server;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.core.ElectionEvent;
+import dev.baton.core.LeaderInfo;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Optional;
+
+/**
+ * The JSON line schema of {@code baton node}: one object per event, documented in {@code docs/cli.md}. Every line has
+ * {@code event} first, then {@code node} (the id of the node that printed it), the event's own fields, and
+ * {@code ts} last. Field names and event names are an interface that scripts and tests parse: add fields freely,
+ * never rename one.
+ */
+final class EventJson {
+
+    /**
+     * UTC with exactly three fractional digits, whatever the instant's precision: {@link Instant#toString()} would
+     * print {@code 17:00:00Z} for a whole second and nanoseconds for a precise one, which breaks fixed-width parsing.
+     */
+    private static final DateTimeFormatter TIMESTAMP =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+    private final String nodeId;
+
+    EventJson(String nodeId) {
+        this.nodeId = nodeId;
+    }
+
+    /** {@code instant} as {@code 2026-11-21T17:00:00.123Z}: UTC, millisecond precision, truncated. */
+    static String timestamp(Instant instant) {
+        return TIMESTAMP.format(instant);
+    }
+
+    /** The line for an election event. */
+    ObjectNode event(ElectionEvent event) {
+        ObjectNode line = start(event.name());
+        if (event instanceof ElectionEvent.ElectionCompleted completed) {
+            line.put("leading", completed.leader());
+            putLeader(line, completed.currentLeader());
+        } else if (event instanceof ElectionEvent.LeadershipAcquired acquired) {
+            line.put("term", acquired.term());
+            line.put("leader", acquired.leadership().nodeId());
+        } else if (event instanceof ElectionEvent.LeadershipLost lost) {
+            line.put("term", lost.term());
+            line.put("reason", lost.reason().name());
+        } else if (event instanceof ElectionEvent.LeaderChanged changed) {
+            putLeader(line, changed.leader());
+        } else if (event instanceof ElectionEvent.MemberJoined joined) {
+            line.put("member", joined.member().id());
+            line.put("identifier", joined.member().identifier());
+        } else if (event instanceof ElectionEvent.MemberStateChanged changed) {
+            line.put("member", changed.member().id());
+            line.put("from", changed.from().name());
+            line.put("to", changed.to().name());
+        } else if (event instanceof ElectionEvent.MemberRemoved removed) {
+            line.put("member", removed.nodeId());
+        } else if (event instanceof ElectionEvent.ElectionError error) {
+            line.put("message", BatonCli.oneLine(error.message()));
+            if (error.cause() != null) {
+                line.put("cause", BatonCli.oneLine(error.cause().toString()));
+            }
+        }
+        return finish(line, event.at());
+    }
+
+    /** The first line a node prints: who it is and what it runs on. */
+    ObjectNode nodeStarted(NodeSettings settings, String backend, long pid, Instant at) {
+        ObjectNode line = start("node-started");
+        line.put("identifier", settings.identifier());
+        line.put("group", settings.group());
+        line.put("backend", backend);
+        line.put("profile", settings.profile());
+        line.put("leaseTtlMs", settings.config().leaseTtl().toMillis());
+        line.put("renewIntervalMs", settings.config().renewInterval().toMillis());
+        line.put("checkIntervalMs", settings.config().checkInterval().toMillis());
+        settings.fencedWrites().ifPresent(interval -> line.put("fencedWritesMs", interval.toMillis()));
+        line.put("pid", pid);
+        return finish(line, at);
+    }
+
+    /**
+     * The line for one fenced write. {@code at} is when the write was sent, after the local validity check, so that
+     * an accepted write's {@code ts} is always earlier than the moment the store accepted it.
+     *
+     * @param currentTerm the newest term the store knew when it decided
+     */
+    ObjectNode fencedWrite(long term, long seq, boolean accepted, long currentTerm, Instant at) {
+        ObjectNode line = start("fenced-write");
+        line.put("term", term);
+        line.put("seq", seq);
+        line.put("accepted", accepted);
+        line.put("currentTerm", currentTerm);
+        return finish(line, at);
+    }
+
+    /** An error outside the election itself, e.g. a fenced write the store did not answer. */
+    ObjectNode error(String message, Instant at) {
+        ObjectNode line = start("error");
+        line.put("message", BatonCli.oneLine(message));
+        return finish(line, at);
+    }
+
+    /** The last line of a node that stopped on a signal, after it released its leadership. */
+    ObjectNode nodeStopped(Instant at) {
+        return finish(start("node-stopped"), at);
+    }
+
+    private ObjectNode start(String event) {
+        ObjectNode line = JSON.objectNode();
+        line.put("event", event);
+        line.put("node", nodeId);
+        return line;
+    }
+
+    private static void putLeader(ObjectNode line, Optional<LeaderInfo> leader) {
+        if (leader.isPresent()) {
+            line.put("leader", leader.get().nodeId());
+            line.put("term", leader.get().term());
+        } else {
+            line.putNull("leader");
+        }
+    }
+
+    private static ObjectNode finish(ObjectNode line, Instant at) {
+        line.put("ts", timestamp(at));
+        return line;
+    }
+}

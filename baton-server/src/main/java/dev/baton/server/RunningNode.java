@@ -1,0 +1,122 @@
+package dev.baton.server;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.core.Baton;
+import dev.baton.core.Election;
+import dev.baton.core.NodeInfo;
+import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.time.Clock;
+import java.io.PrintStream;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running {@code baton node}: an election on a store, its events printed as JSON lines, the optional fenced-write
+ * loop, and the shutdown that a signal triggers.
+ *
+ * <p>Shutdown order matters and is the reason this class exists: on SIGTERM or SIGINT the fenced-write loop stops
+ * first (no write after the release), then the election closes (a leader prints {@code leadership-lost} with reason
+ * {@code RELEASED} and releases its lease so a successor takes over at once), then every queued event line is
+ * printed, then the store closes. The JVM would report a signal death (exit 143 or 130) even after a clean shutdown;
+ * a node that released cleanly has done what was asked, so the hook ends the process with status 0 itself.
+ */
+final class RunningNode {
+
+    private static final Logger log = LoggerFactory.getLogger(RunningNode.class);
+
+    private final NodeSettings settings;
+    private final CoordinationStore store;
+    private final Clock clock = Clock.system();
+    private final EventJson json;
+    private final JsonLines lines;
+    private final ExecutorService printer;
+    private final Election election;
+    private final FencedWriter fencedWriter;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+
+    private RunningNode(NodeSettings settings, CoordinationStore store, PrintStream out) {
+        this.settings = settings;
+        this.store = store;
+        this.json = new EventJson(settings.nodeId());
+        this.lines = new JsonLines(new ObjectMapper(), out);
+        this.printer = Executors.newSingleThreadExecutor(runnable -> {
+            Thread t = new Thread(runnable, "baton-node-output");
+            t.setDaemon(true);
+            return t;
+        });
+        this.election = Baton.election(store)
+                .group(settings.group())
+                .node(NodeInfo.of(settings.nodeId(), settings.identifier()))
+                .config(settings.config())
+                .clock(clock)
+                .build();
+        this.fencedWriter = settings.fencedWrites()
+                .map(interval -> new FencedWriter(election, interval, settings.config().storeTimeout(), clock, json,
+                        lines))
+                .orElse(null);
+    }
+
+    /**
+     * Runs a node on {@code store} (which it takes over and closes) and returns only if the calling thread is
+     * interrupted; normally the process ends from the shutdown hook, with status 0.
+     */
+    static void runUntilSignalled(NodeSettings settings, CoordinationStore store, PrintStream out) {
+        RunningNode node;
+        try {
+            node = new RunningNode(settings, store, out);
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        node.run();
+    }
+
+    private void run() {
+        election.addListener(event -> lines.write(json.event(event)), printer);
+        lines.write(json.nodeStarted(settings, store.describe(), ProcessHandle.current().pid(), clock.instant()));
+        log.info("Node {} ({}) joining group {} on {} with {}", settings.nodeId(), settings.identifier(),
+                settings.group(), store.describe(), settings.config());
+        Runtime.getRuntime().addShutdownHook(new Thread(this::shutdownAndHalt, "baton-node-shutdown"));
+        election.start();
+        if (fencedWriter != null) {
+            fencedWriter.start();
+        }
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void shutdownAndHalt() {
+        int status = BatonCli.EXIT_OK;
+        try {
+            log.info("Signal received: node {} leaving group {}", settings.nodeId(), settings.group());
+            if (fencedWriter != null) {
+                fencedWriter.close();
+            }
+            election.close();
+            printer.shutdown();
+            if (!printer.awaitTermination(2, TimeUnit.SECONDS)) {
+                log.warn("Some event lines were not printed before exit");
+            }
+            store.close();
+            lines.write(json.nodeStopped(clock.instant()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            status = BatonCli.EXIT_FAILURE;
+        } catch (RuntimeException e) {
+            log.error("Node {} did not shut down cleanly", settings.nodeId(), e);
+            status = BatonCli.EXIT_FAILURE;
+        } finally {
+            stopped.countDown();
+            System.out.flush();
+            System.err.flush();
+            Runtime.getRuntime().halt(status);
+        }
+    }
+}

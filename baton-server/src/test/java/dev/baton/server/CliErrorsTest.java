@@ -1,0 +1,109 @@
+package dev.baton.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Whatever the user gets wrong, {@code baton} says what in one line on stderr and exits 2: no stack trace, nothing on
+ * stdout (which belongs to the JSON lines).
+ */
+class CliErrorsTest {
+
+    private final List<NodeProcess> processes = new ArrayList<>();
+
+    @AfterEach
+    void killLeftovers() {
+        processes.forEach(NodeProcess::close);
+    }
+
+    @Test
+    void unknownFlag() {
+        assertUserError(List.of("node", "--backend", "memory", "--group", "g", "--bogus"), "--bogus");
+    }
+
+    @Test
+    void missingRequiredFlag() {
+        assertUserError(List.of("node", "--backend", "memory"), "--group");
+    }
+
+    @Test
+    void badDuration() {
+        assertUserError(List.of("node", "--backend", "memory", "--group", "g", "--lease-ttl", "3x"), "--lease-ttl",
+                "'3x' is not a duration");
+    }
+
+    @Test
+    void renewIntervalNotShorterThanLeaseTtl() {
+        assertUserError(List.of("node", "--backend", "memory", "--group", "g", "--lease-ttl", "3s",
+                "--renew-interval", "3s"), "renewInterval", "leaseTtl");
+    }
+
+    @Test
+    void unknownProfile() {
+        assertUserError(List.of("node", "--backend", "memory", "--group", "g", "--profile", "turbo"), "profile",
+                "turbo");
+    }
+
+    @Test
+    void unsupportedBackend() {
+        assertUserError(List.of("node", "--backend", "zookeeper://x", "--group", "g"), "backend", "zookeeper://x");
+    }
+
+    @Test
+    void unreachableRedis() {
+        String uri = "redis://127.0.0.1:" + closedPort();
+        assertUserError(List.of("node", "--backend", uri, "--group", "g", "--profile", "fast"), uri);
+    }
+
+    @Test
+    void missingCommand() {
+        assertUserError(List.of(), "missing command");
+    }
+
+    @Test
+    void helpListsTheCommands() {
+        NodeProcess help = start(List.of("--help"));
+
+        assertThat(help.awaitExit(Duration.ofSeconds(30))).isZero();
+        assertThat(help.notJson()).anySatisfy(line -> assertThat(line).contains("node"))
+                .anySatisfy(line -> assertThat(line).contains("demo"));
+    }
+
+    private void assertUserError(List<String> args, String... named) {
+        NodeProcess cli = start(args);
+
+        int exit = cli.awaitExit(Duration.ofSeconds(30));
+
+        String stderr = cli.stderr();
+        assertThat(exit).as("exit code; stderr:\n%s", stderr).isEqualTo(BatonCli.EXIT_USAGE);
+        assertThat(stderr.lines().toList()).as("stderr").hasSize(1);
+        assertThat(stderr).startsWith("baton: error: ").contains(named)
+                .doesNotContain("Exception").doesNotContain("\tat ");
+        assertThat(cli.lines()).as("stdout").isEmpty();
+        assertThat(cli.notJson()).as("stdout").isEmpty();
+    }
+
+    private NodeProcess start(List<String> args) {
+        NodeProcess process = NodeProcess.run("cli", args);
+        processes.add(process);
+        return process;
+    }
+
+    /** A loopback port that nothing listens on (it was free a moment ago, and nothing here binds it again). */
+    private static int closedPort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
