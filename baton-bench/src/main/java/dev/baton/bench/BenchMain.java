@@ -1,0 +1,88 @@
+package dev.baton.bench;
+
+import dev.baton.bench.failover.FailoverScenario;
+import dev.baton.bench.first.FirstElectionScenario;
+import dev.baton.bench.handover.HandoverScenario;
+import dev.baton.bench.registry.RegistryScenario;
+import dev.baton.bench.support.Environment;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Entry point of {@code baton-bench.jar}: {@code java -jar baton-bench.jar <scenario> [--n N] [--warmup N]
+ * [--seed S]} runs one scenario (or {@code all}) and prints markdown result tables on stdout; progress and logs go
+ * to stderr. {@code java -jar baton-bench.jar jmh [JMH options]} runs the JMH micro-benchmarks.
+ */
+public final class BenchMain {
+
+    private static final String[] QUICK_JMH = {"-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s"};
+
+    private BenchMain() {
+    }
+
+    private static Map<String, Scenario> scenarios() {
+        Map<String, Scenario> all = new LinkedHashMap<>();
+        for (Scenario s : List.of(new HandoverScenario(), new FailoverScenario(), new FirstElectionScenario(),
+                new RegistryScenario())) {
+            all.put(s.name(), s);
+        }
+        return all;
+    }
+
+    public static void main(String[] args) throws Exception {
+        PrintStream out = System.out;
+        if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
+            usage(out);
+            return;
+        }
+        String command = args[0];
+        List<String> rest = Arrays.asList(args).subList(1, args.length);
+        if (command.equals("jmh")) {
+            org.openjdk.jmh.Main.main(rest.isEmpty() ? QUICK_JMH : rest.toArray(String[]::new));
+            return;
+        }
+        Map<String, Scenario> scenarios = scenarios();
+        if (!command.equals("all") && !scenarios.containsKey(command)) {
+            System.err.println("unknown scenario '" + command + "'");
+            usage(System.err);
+            System.exit(2);
+        }
+        BenchOptions options;
+        try {
+            options = BenchOptions.parse(rest);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        out.println("# Baton benchmarks: " + command);
+        out.println();
+        out.println(Environment.machine() + ". Options: " + options + ".");
+        out.println();
+        List<Scenario> toRun = command.equals("all") ? List.copyOf(scenarios.values())
+                : List.of(scenarios.get(command));
+        for (Scenario scenario : toRun) {
+            long start = System.nanoTime();
+            scenario.run(options, out);
+            System.err.printf("%s finished in %.1f s%n", scenario.name(), (System.nanoTime() - start) / 1e9);
+            out.flush();
+        }
+    }
+
+    private static void usage(PrintStream out) {
+        out.println("usage: java -jar baton-bench.jar <scenario> [--n N] [--warmup N] [--seed S] "
+                + "[--candidates a,b]");
+        out.println("       java -jar baton-bench.jar jmh [JMH options]   (default: "
+                + String.join(" ", QUICK_JMH) + ")");
+        out.println();
+        out.println("scenarios:");
+        scenarios().values().forEach(s -> out.printf("  %-15s %s%n", s.name(), s.description()));
+        out.printf("  %-15s %s%n", "all", "runs handover, failover, first-election and registry");
+        out.println();
+        out.println("handover candidates (--candidates): baton, baton-direct, baton-stepdown, setnx, redisson, "
+                + "curator");
+    }
+}

@@ -1,0 +1,115 @@
+package dev.baton.bench;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * Command-line options shared by every scenario: {@code --n} (measured samples), {@code --warmup} (samples discarded
+ * first) and {@code --seed} (for hold times and other random choices), plus {@code --candidates} to run only some
+ * candidates of the handover scenario. Each scenario has its own defaults for {@code --n} and {@code --warmup}.
+ */
+public final class BenchOptions {
+
+    private static final List<String> KNOWN = List.of("--n", "--warmup", "--seed", "--candidates");
+
+    private final OptionalInt n;
+    private final OptionalInt warmup;
+    private final OptionalLong seed;
+    private final List<String> candidates;
+
+    private BenchOptions(OptionalInt n, OptionalInt warmup, OptionalLong seed, List<String> candidates) {
+        this.n = n;
+        this.warmup = warmup;
+        this.seed = seed;
+        this.candidates = candidates;
+    }
+
+    /**
+     * Parses {@code --name value} and {@code --name=value} pairs.
+     *
+     * @throws IllegalArgumentException naming the option that is unknown, missing its value, or malformed
+     */
+    public static BenchOptions parse(List<String> args) {
+        Map<String, String> values = new HashMap<>();
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            String name = arg;
+            String value;
+            int eq = arg.indexOf('=');
+            if (eq > 0) {
+                name = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            } else if (i + 1 < args.size()) {
+                value = args.get(++i);
+            } else {
+                throw new IllegalArgumentException("option " + arg + " needs a value");
+            }
+            if (!KNOWN.contains(name)) {
+                throw new IllegalArgumentException("unknown option " + name + " (known: " + KNOWN + ")");
+            }
+            values.put(name, value);
+        }
+        List<String> candidates = new ArrayList<>();
+        if (values.containsKey("--candidates")) {
+            for (String c : values.get("--candidates").split(",")) {
+                if (!c.isBlank()) {
+                    candidates.add(c.trim());
+                }
+            }
+        }
+        return new BenchOptions(positiveInt(values, "--n", 1), positiveInt(values, "--warmup", 0),
+                values.containsKey("--seed") ? OptionalLong.of(parseLong("--seed", values.get("--seed")))
+                        : OptionalLong.empty(),
+                List.copyOf(candidates));
+    }
+
+    private static OptionalInt positiveInt(Map<String, String> values, String name, int min) {
+        if (!values.containsKey(name)) {
+            return OptionalInt.empty();
+        }
+        long value = parseLong(name, values.get(name));
+        if (value < min || value > 1_000_000) {
+            throw new IllegalArgumentException(name + " must be within [" + min + ", 1000000], was " + value);
+        }
+        return OptionalInt.of((int) value);
+    }
+
+    private static long parseLong(String name, String text) {
+        try {
+            return Long.parseLong(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a whole number, was '" + text + "'", e);
+        }
+    }
+
+    /** Measured samples, or {@code fallback} if {@code --n} was not given. */
+    public int n(int fallback) {
+        return n.orElse(fallback);
+    }
+
+    /** Discarded warm-up samples, or {@code fallback} if {@code --warmup} was not given. */
+    public int warmup(int fallback) {
+        return warmup.orElse(fallback);
+    }
+
+    /** The random seed; 42 unless {@code --seed} was given, so two runs hold the leader for the same times. */
+    public long seed() {
+        return seed.orElse(42L);
+    }
+
+    /** True if {@code candidate} should run: all run unless {@code --candidates} named a subset. */
+    public boolean includes(String candidate) {
+        return candidates.isEmpty() || candidates.contains(candidate);
+    }
+
+    @Override
+    public String toString() {
+        return "n=" + (n.isPresent() ? n.getAsInt() : "default") + ", warmup="
+                + (warmup.isPresent() ? warmup.getAsInt() : "default") + ", seed=" + seed()
+                + (candidates.isEmpty() ? "" : ", candidates=" + candidates);
+    }
+}

@@ -1,0 +1,113 @@
+package dev.baton.bench.failover;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link BenchNode} child JVM as the failover scenario sees it: its node id, when it is ready, and the
+ * {@code acquired} lines it prints, forwarded to a queue shared by all nodes.
+ */
+final class NodeProcess {
+
+    /**
+     * One {@code acquired} line and which node printed it: the listener's time, and when the granted acquire was
+     * sent and answered, all on the machine-wide monotonic clock.
+     */
+    record Acquired(NodeProcess node, long term, long atNanos, long acquireSent, long acquireGranted) {
+    }
+
+    private final String name;
+    private final Process process;
+    private final CompletableFuture<String> nodeId = new CompletableFuture<>();
+    private final CompletableFuture<Void> ready = new CompletableFuture<>();
+
+    private NodeProcess(String name, Process process, BlockingQueue<Acquired> acquisitions) {
+        this.name = name;
+        this.process = process;
+        Thread reader = new Thread(() -> read(acquisitions), "bench-node-reader-" + name);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** Starts {@code java -cp <classpath> BenchNode uri group name} with the same JVM as this one. */
+    static NodeProcess start(String name, String uri, String group, BlockingQueue<Acquired> acquisitions)
+            throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = List.of(java, "-cp", System.getProperty("java.class.path"),
+                BenchNode.class.getName(), uri, group, name);
+        Process process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        return new NodeProcess(name, process, acquisitions);
+    }
+
+    private void read(BlockingQueue<Acquired> acquisitions) {
+        try (BufferedReader in = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = in.readLine()) != null) {
+                String[] parts = line.split(" ");
+                switch (parts[0]) {
+                    case "node" -> nodeId.complete(parts[1]);
+                    case "ready" -> ready.complete(null);
+                    case "acquired" -> acquisitions.add(
+                            new Acquired(this, Long.parseLong(parts[1]), Long.parseLong(parts[2]),
+                                    Long.parseLong(parts[3]), Long.parseLong(parts[4])));
+                    default -> System.err.println("[" + name + "] " + line);
+                }
+            }
+        } catch (IOException e) {
+            // The process died (SIGKILL is the point of the scenario): its pipe closes.
+        } finally {
+            ready.completeExceptionally(new IllegalStateException(name + " exited"));
+            nodeId.completeExceptionally(new IllegalStateException(name + " exited"));
+        }
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** The node's election id; waits for its first line. */
+    String nodeId(long timeoutSeconds) throws Exception {
+        return nodeId.get(timeoutSeconds, TimeUnit.SECONDS);
+    }
+
+    /** Waits until the node's first election round resolved. */
+    void awaitReady(long timeoutSeconds) throws Exception {
+        ready.get(timeoutSeconds, TimeUnit.SECONDS);
+    }
+
+    /** SIGKILL, as {@link Process#destroyForcibly()} does on Linux; returns at once. */
+    void kill() {
+        process.destroyForcibly();
+    }
+
+    /** Waits for the process to be gone (after {@link #kill()}). */
+    boolean awaitExit(long timeoutSeconds) throws InterruptedException {
+        return process.waitFor(timeoutSeconds, TimeUnit.SECONDS);
+    }
+
+    /** Ends the node gently (stdin closed: it releases and exits), or by SIGKILL if it does not exit in time. */
+    void stop() throws InterruptedException {
+        if (!process.isAlive()) {
+            return;
+        }
+        try {
+            process.getOutputStream().close();
+        } catch (IOException e) {
+            // Already gone.
+        }
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

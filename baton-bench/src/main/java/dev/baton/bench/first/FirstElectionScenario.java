@@ -1,0 +1,201 @@
+package dev.baton.bench.first;
+
+import dev.baton.bench.BenchOptions;
+import dev.baton.bench.Scenario;
+import dev.baton.bench.stats.LatencyReport;
+import dev.baton.bench.stats.PhaseBreakdown;
+import dev.baton.bench.stats.Samples;
+import dev.baton.bench.support.Environment;
+import dev.baton.bench.support.RedisAdmin;
+import dev.baton.bench.support.RedissonClients;
+import dev.baton.bench.support.TracingStore;
+import dev.baton.core.Baton;
+import dev.baton.core.Election;
+import dev.baton.core.ElectionConfig;
+import dev.baton.core.ElectionEvent;
+import dev.baton.core.time.ExecutorScheduler;
+import dev.baton.redis.RedisStore;
+import dev.baton.testkit.RedisServer;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+
+/**
+ * Scenario 3, uncontested first election: {@code start()} -> {@code LeadershipAcquired}, on a store that is already
+ * connected, with a new group name each time (so nothing is cached per group). Redisson's uncontested
+ * {@code tryLock()} and {@code lock()} on a new lock name each time are measured the same way for comparison.
+ */
+public final class FirstElectionScenario implements Scenario {
+
+    private static final long TIMEOUT_MILLIS = 10_000;
+    private static final String BASELINE = "Baton start() -> acquired";
+
+    /** Where the election's scheduler and listeners run. */
+    private enum Threads {
+        /** What users get by default: the election creates both threads, lazily, when it starts. */
+        OWN,
+        /** Listeners run on the election's scheduler thread; only that thread is created. */
+        DIRECT_EVENTS,
+        /** A scheduler and an event executor that are already running are passed in; no thread is created. */
+        SUPPLIED
+    }
+
+    @Override
+    public String name() {
+        return "first-election";
+    }
+
+    @Override
+    public String description() {
+        return "uncontested start() -> LeadershipAcquired, new group each time (and Redisson tryLock/lock)";
+    }
+
+    @Override
+    public void run(BenchOptions options, PrintStream out) throws Exception {
+        int n = options.n(200);
+        int warmup = options.warmup(20);
+        out.println("## Uncontested first election");
+        out.println();
+        LatencyReport report = new LatencyReport();
+        List<String> breakdowns = new ArrayList<>();
+        try (RedisServer redis = RedisServer.start(); RedisAdmin admin = RedisAdmin.connect(redis.uri())) {
+            out.println(Environment.machine() + ". " + Environment.redis(admin, redis.uri()));
+            out.println("n = " + n + " starts per row after " + warmup + " warm-up starts; t0 just before"
+                    + " start() (or tryLock()/lock()), t1 in the LeadershipAcquired listener (or when the call"
+                    + " returns). The store/client is connected once, before the first start.");
+            out.println();
+            System.err.println("first-election: Baton ...");
+            try (TracingStore store = new TracingStore(RedisStore.connect(redis.uri()));
+                 ExecutorScheduler scheduler = new ExecutorScheduler("bench-shared")) {
+                ExecutorService events = Executors.newSingleThreadExecutor();
+                try {
+                    Map<Threads, String> rows = new LinkedHashMap<>();
+                    rows.put(Threads.OWN, BASELINE);
+                    rows.put(Threads.DIRECT_EVENTS, "Baton, listener on Runnable::run");
+                    rows.put(Threads.SUPPLIED, "Baton, threads already running");
+                    for (Map.Entry<Threads, String> row : rows.entrySet()) {
+                        BatonStarts starts = new BatonStarts(store, row.getKey(), scheduler, events, warmup, n);
+                        starts.run();
+                        report.add(row.getValue(), starts.samples.summary(), note(row.getKey()));
+                        breakdowns.add("Phases of **" + row.getValue() + "**:\n\n" + starts.phases.table());
+                    }
+                } finally {
+                    events.shutdownNow();
+                }
+            }
+            System.err.println("first-election: Redisson ...");
+            RedissonClient redisson = RedissonClients.create(redis.uri());
+            try {
+                report.add("Redisson tryLock()", redisson(redisson, true, warmup, n).summary(),
+                        "3.35.0, new lock name each time");
+                report.add("Redisson lock()", redisson(redisson, false, warmup, n).summary(),
+                        "3.35.0, new lock name each time");
+            } finally {
+                redisson.shutdown(0, 2, TimeUnit.SECONDS);
+            }
+        }
+        out.println(report.table());
+        out.println("Ratios (candidate / " + BASELINE + "):");
+        out.println();
+        out.println(report.ratios(BASELINE));
+        breakdowns.forEach(out::println);
+        out.flush();
+    }
+
+    private static String note(Threads threads) {
+        return switch (threads) {
+            case OWN -> "defaults(); the election starts its scheduler and event threads";
+            case DIRECT_EVENTS -> "defaults(), eventExecutor(Runnable::run)";
+            case SUPPLIED -> "scheduler(...) and eventExecutor(...) passed in, already running";
+        };
+    }
+
+    /** Repeated uncontested starts of Baton elections on one store, each on a new group. */
+    private static final class BatonStarts {
+        private final TracingStore store;
+        private final Threads threads;
+        private final ExecutorScheduler scheduler;
+        private final ExecutorService events;
+        private final int warmup;
+        private final int n;
+        private final Samples samples;
+        private final PhaseBreakdown phases;
+
+        BatonStarts(TracingStore store, Threads threads, ExecutorScheduler scheduler, ExecutorService events,
+                int warmup, int n) {
+            this.store = store;
+            this.threads = threads;
+            this.scheduler = scheduler;
+            this.events = events;
+            this.warmup = warmup;
+            this.n = n;
+            this.samples = new Samples(warmup, n);
+            Map<String, String> explained = new LinkedHashMap<>();
+            explained.put("start() -> acquire sent", "hop to the scheduler thread (created now unless supplied);"
+                    + " lease watch and member watch SUBSCRIBEs, register EVALSHA, ElectionStarted emitted (the"
+                    + " event thread is created now unless supplied), then store.acquire()");
+            explained.put("acquire round trip", "EVALSHA acquire, queued behind the register on the same"
+                    + " connection; reply on the Lettuce I/O thread");
+            explained.put("granted -> listener (t1)", "hop to the scheduler thread, then to the listener's thread");
+            this.phases = new PhaseBreakdown(warmup, n, explained);
+        }
+
+        void run() throws Exception {
+            String prefix = "bench-first-" + threads.name().toLowerCase(java.util.Locale.ROOT) + "-";
+            for (int i = 0; i < warmup + n; i++) {
+                Baton.ElectionBuilder builder = Baton.election(store).group(prefix + i)
+                        .config(ElectionConfig.defaults());
+                if (threads == Threads.DIRECT_EVENTS) {
+                    builder.eventExecutor(Runnable::run);
+                } else if (threads == Threads.SUPPLIED) {
+                    builder.scheduler(scheduler).eventExecutor(events);
+                }
+                try (Election election = builder.build()) {
+                    CompletableFuture<Long> acquired = new CompletableFuture<>();
+                    election.addListener(event -> {
+                        if (event instanceof ElectionEvent.LeadershipAcquired) {
+                            acquired.complete(System.nanoTime());
+                        }
+                    });
+                    long t0 = System.nanoTime();
+                    election.start();
+                    long t1 = acquired.get(TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+                    samples.add(t1 - t0);
+                    phases.record(t0, store.acquireCalled(), store.acquireGranted(), t1);
+                } catch (TimeoutException e) {
+                    throw new IllegalStateException("election " + prefix + i + " was not won within "
+                            + TIMEOUT_MILLIS + " ms although uncontested", e);
+                }
+            }
+        }
+    }
+
+    private static Samples redisson(RedissonClient client, boolean tryLock, int warmup, int n) {
+        Samples samples = new Samples(warmup, n);
+        String prefix = "bench-first-redisson-" + (tryLock ? "try-" : "lock-");
+        for (int i = 0; i < warmup + n; i++) {
+            RLock lock = client.getLock(prefix + i);
+            long t0 = System.nanoTime();
+            if (tryLock) {
+                if (!lock.tryLock()) {
+                    throw new IllegalStateException("uncontested tryLock() of " + prefix + i + " failed");
+                }
+            } else {
+                lock.lock();
+            }
+            long t1 = System.nanoTime();
+            samples.add(t1 - t0);
+            lock.unlock();
+        }
+        return samples;
+    }
+}

@@ -1,0 +1,152 @@
+package dev.baton.bench.handover;
+
+import dev.baton.bench.stats.PhaseBreakdown;
+import dev.baton.bench.support.TracingStore;
+import dev.baton.core.Baton;
+import dev.baton.core.Election;
+import dev.baton.core.ElectionConfig;
+import dev.baton.core.ElectionEvent;
+import dev.baton.core.NodeInfo;
+import dev.baton.redis.RedisStore;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Baton elections as three contenders, each on its own {@link RedisStore} (its own Lettuce client and
+ * connections), with {@link ElectionConfig#defaults()}. t1 is taken in the {@code LeadershipAcquired} listener.
+ *
+ * <p>Release is either {@link Election#close()} (the issue's method; the closed contender is re-created on a fresh
+ * store once the next leader is known, so three contend at every release) or {@link Election#stepDown()} (the
+ * contender stays and contends again once another node leads). Listeners run on the election's own event thread,
+ * as users get by default, or directly on the election's scheduler thread ({@code eventExecutor(Runnable::run)}).
+ */
+public final class BatonContenders implements Contenders {
+
+    /** How the leader gives up. */
+    public enum Release { CLOSE, STEP_DOWN }
+
+    private static final int CONTENDERS = 3;
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(10);
+
+    private record Slot(TracingStore store, Election election) {
+    }
+
+    private final String uri;
+    private final Release release;
+    private final boolean directEvents;
+    private final String group;
+    private final Slot[] slots = new Slot[CONTENDERS];
+    private final PhaseBreakdown phases;
+    private LeaderSink sink;
+
+    /**
+     * @param directEvents run listeners on the election's scheduler thread instead of its event thread
+     * @param warmup       handovers to leave out of the phase breakdown
+     */
+    public BatonContenders(String uri, Release release, boolean directEvents, String group, int warmup, int n) {
+        this.uri = uri;
+        this.release = release;
+        this.directEvents = directEvents;
+        this.group = group;
+        Map<String, String> explained = new LinkedHashMap<>();
+        explained.put("t0 -> release sent", (release == Release.CLOSE ? "close()" : "stepDown()")
+                + " -> scheduler thread; LeadershipLost delivered to listeners" + (directEvents ? ""
+                : " (event thread and back)") + "; store.release() called");
+        explained.put("release sent -> notice at winner", "EVALSHA release+PUBLISH on Redis, pub/sub message read by"
+                + " the winner's Lettuce I/O thread");
+        explained.put("notice -> acquire sent", "hop to the winner's scheduler thread; store.acquire() called");
+        explained.put("acquire round trip", "EVALSHA acquire; reply completed on the Lettuce I/O thread");
+        explained.put("granted -> listener (t1)", "hop to the scheduler thread, engine becomes leader, "
+                + (directEvents ? "listener runs there" : "hop to the event thread, listener runs"));
+        this.phases = new PhaseBreakdown(warmup, n, explained);
+    }
+
+    @Override
+    public String name() {
+        String how = release == Release.CLOSE ? "close()" : "stepDown()";
+        return "Baton " + how + (directEvents ? ", listener on Runnable::run" : "");
+    }
+
+    @Override
+    public String note() {
+        return "defaults(), " + (directEvents ? "eventExecutor(Runnable::run)" : "default event thread");
+    }
+
+    @Override
+    public void start(LeaderSink leaderSink) throws Exception {
+        this.sink = leaderSink;
+        for (int i = 0; i < CONTENDERS; i++) {
+            slots[i] = open(i);
+        }
+    }
+
+    private Slot open(int contender) throws Exception {
+        TracingStore store = new TracingStore(RedisStore.connect(uri));
+        Baton.ElectionBuilder builder = Baton.election(store)
+                .group(group)
+                .node(NodeInfo.create("contender-" + contender))
+                .config(ElectionConfig.defaults());
+        if (directEvents) {
+            builder.eventExecutor(Runnable::run);
+        }
+        Election election = builder.build();
+        election.addListener(event -> {
+            if (event instanceof ElectionEvent.LeadershipAcquired) {
+                sink.acquired(contender);
+            }
+        });
+        election.start();
+        election.awaitElected(READY_TIMEOUT);
+        store.watching().get(READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        return new Slot(store, election);
+    }
+
+    @Override
+    public void release(int contender) {
+        Election election = slots[contender].election();
+        sink.releasing();
+        if (release == Release.CLOSE) {
+            election.close();
+        } else {
+            election.stepDown();
+        }
+    }
+
+    @Override
+    public void rejoin(int contender) throws Exception {
+        if (release == Release.CLOSE) {
+            slots[contender].store().close();
+            slots[contender] = open(contender);
+        }
+    }
+
+    @Override
+    public void handedOver(int from, int to, long t0, long t1) {
+        TracingStore releaser = slots[from].store();
+        TracingStore winner = slots[to].store();
+        phases.record(t0, releaser.releaseCalled(), winner.releaseNoticed(), winner.acquireCalled(),
+                winner.acquireGranted(), t1);
+    }
+
+    @Override
+    public Optional<String> breakdown() {
+        return Optional.of(phases.table());
+    }
+
+    @Override
+    public void close() {
+        for (Slot slot : slots) {
+            if (slot != null) {
+                slot.election().close();
+            }
+        }
+        for (Slot slot : slots) {
+            if (slot != null) {
+                slot.store().close();
+            }
+        }
+    }
+}
