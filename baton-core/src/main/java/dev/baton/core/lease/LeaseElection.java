@@ -268,7 +268,8 @@ public final class LeaseElection implements Election {
         long sentAt = clock.nanoTime();
         NodeInfo candidate = membership.self().withRole(Role.LEADER);
         calls.call("acquire", config.storeTimeout(), () -> store.acquire(group, candidate, config.leaseTtl()),
-                (result, error) -> onAcquireReply(attemptGeneration, sentAt, result, error));
+                (result, error) -> onAcquireReply(attemptGeneration, sentAt, result, error),
+                this::onLateAcquireReply);
     }
 
     private void onAcquireReply(long attemptGeneration, long sentAt, AcquireResult result, Throwable error) {
@@ -305,6 +306,18 @@ public final class LeaseElection implements Election {
             } else {
                 wakeAtExpiry(denied.current().remaining());
             }
+        }
+    }
+
+    /**
+     * A grant that arrived after its call timed out (a slow or paused store). This node never acted on it; hand it
+     * back so that others need not wait for it to expire. Safe even if this node leads meanwhile: that leadership has
+     * an older term, which the grant has already fenced off in the store, so its next renewal fails anyway.
+     */
+    private void onLateAcquireReply(AcquireResult result) {
+        if (result instanceof AcquireResult.Granted granted
+                && (current == null || current.term() != granted.term())) {
+            releaseQuietly(granted.term());
         }
     }
 

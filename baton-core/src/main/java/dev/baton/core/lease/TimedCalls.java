@@ -24,7 +24,17 @@ final class TimedCalls {
 
     <T> void call(String what, Duration timeout, Supplier<CompletableFuture<T>> operation,
             BiConsumer<T, Throwable> handler) {
-        Outcome<T> outcome = new Outcome<>(handler);
+        call(what, timeout, operation, handler, null);
+    }
+
+    /**
+     * Like {@link #call(String, Duration, Supplier, BiConsumer)}, and a successful reply that arrives after the
+     * timeout goes to {@code lateReply} (on the scheduler) instead of being dropped: for operations whose late effect
+     * must be undone, such as a lease granted to a caller that stopped waiting.
+     */
+    <T> void call(String what, Duration timeout, Supplier<CompletableFuture<T>> operation,
+            BiConsumer<T, Throwable> handler, java.util.function.Consumer<T> lateReply) {
+        Outcome<T> outcome = new Outcome<>(handler, lateReply);
         outcome.timer = scheduler.schedule(timeout,
                 () -> outcome.finish(null, new StoreTimeoutException(what + " timed out after " + timeout.toMillis()
                         + " ms")));
@@ -48,15 +58,20 @@ final class TimedCalls {
     /** Confined to the scheduler's thread, so plain fields suffice. */
     private static final class Outcome<T> {
         private final BiConsumer<T, Throwable> handler;
+        private final java.util.function.Consumer<T> lateReply;
         private Scheduler.Cancellable timer = Scheduler.Cancellable.NONE;
         private boolean done;
 
-        Outcome(BiConsumer<T, Throwable> handler) {
+        Outcome(BiConsumer<T, Throwable> handler, java.util.function.Consumer<T> lateReply) {
             this.handler = handler;
+            this.lateReply = lateReply;
         }
 
         void finish(T value, Throwable error) {
             if (done) {
+                if (lateReply != null && error == null && value != null) {
+                    lateReply.accept(value);
+                }
                 return;
             }
             done = true;

@@ -283,6 +283,61 @@ class LeaseElectionTest {
                 .endsWith(Optional.of(new LeaderInfo(next.id, 2)));
     }
 
+    @Test
+    void closeCompletesAtAnyMomentEvenWhenTheStoreHangs() {
+        Cluster.Node a = cluster.start("a");
+        Cluster.Node b = cluster.start("b");
+        Cluster.Node never = cluster.add("never-started");
+        a.link.hang();
+        b.link.hang();
+
+        var leaderClosed = a.election.closeAsync();
+        var followerClosed = b.election.closeAsync();
+        var unstartedClosed = never.election.closeAsync();
+        cluster.advance(config.storeTimeout().multipliedBy(3));
+
+        assertThat(leaderClosed).isCompleted();
+        assertThat(followerClosed).isCompleted();
+        assertThat(unstartedClosed).isCompleted();
+        assertThat(a.leads()).isFalse();
+        assertThat(a.election.closeAsync()).as("closing again").isCompleted();
+        assertThat(a.events(LeadershipLost.class)).singleElement()
+                .satisfies(lost -> assertThat(lost.reason()).isEqualTo(LossReason.RELEASED));
+    }
+
+    @Test
+    void closingWhileAnAcquireIsInFlightHandsAGrantStraightBack() {
+        Cluster.Node a = cluster.add("a");
+        a.link.hang();
+        a.election.start();
+        cluster.scheduler.runUntilIdle();
+
+        var closed = a.election.closeAsync();
+        a.link.heal();
+        cluster.advance(config.storeTimeout().multipliedBy(3));
+
+        assertThat(closed).isCompleted();
+        assertThat(a.events(LeadershipAcquired.class)).isEmpty();
+        assertThat(cluster.store.read(cluster.group).join()).as("lease left behind").isEmpty();
+    }
+
+    @Test
+    void aGrantThatArrivesAfterItsTimeoutIsHandedBack() {
+        Cluster.Node a = cluster.add("a");
+        a.link.hang();
+        a.election.start();
+        cluster.scheduler.runUntilIdle();
+        cluster.advance(config.storeTimeout().plusMillis(1));
+        a.election.closeAsync();
+        cluster.advance(config.storeTimeout().multipliedBy(3));
+
+        // The paused store now runs the old acquire: the lease is granted to a node that stopped waiting.
+        a.link.heal();
+        cluster.scheduler.runUntilIdle();
+
+        assertThat(cluster.store.read(cluster.group).join()).as("lease left behind").isEmpty();
+    }
+
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
