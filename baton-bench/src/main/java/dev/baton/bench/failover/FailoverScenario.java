@@ -34,6 +34,7 @@ public final class FailoverScenario implements Scenario {
     private static final String GROUP = "bench-failover";
     private static final long START_TIMEOUT_SECONDS = 60;
     private static final long FAILOVER_TIMEOUT_MILLIS = 15_000;
+    private static final long SETTLE_MILLIS = 3_000;
     /** A renewal that slipped in between the read and the kill shows up as a lease this much longer than read. */
     private static final long RENEWAL_SLACK_NANOS = Duration.ofMillis(20).toNanos();
 
@@ -67,7 +68,9 @@ public final class FailoverScenario implements Scenario {
              RedisStore observer = RedisStore.connect(redis.uri())) {
             out.println(Environment.machine() + ". " + Environment.redis(admin, redis.uri()));
             out.println("3 node JVMs (`BenchNode`, ElectionConfig.fast(): TTL 3 s, renew every 1 s, check every"
-                    + " 500 ms, expiry jitter 0-5 ms); " + n + " kills after " + warmup + " warm-up kills. Times"
+                    + " 500 ms, expiry jitter 0-5 ms); " + n + " kills after " + warmup + " warm-up kills, each"
+                    + " after a " + SETTLE_MILLIS / 1000 + " s settle (a restarted node's JVM start-up takes both"
+                    + " cores) plus a random 0-1 s, so kills land anywhere in the 1 s renewal cycle. Times"
                     + " from different processes are compared on System.nanoTime(), which is CLOCK_MONOTONIC on"
                     + " Linux: one clock for the whole machine.");
             out.println();
@@ -107,8 +110,9 @@ public final class FailoverScenario implements Scenario {
         PhaseBreakdown phases = new PhaseBreakdown(warmup, n, explained);
         int renewalsCrossed = 0;
         for (int k = 1; k <= warmup + n; k++) {
-            // Land the kill at a random point of the leader's 1 s renewal cycle.
-            Thread.sleep(200 + random.nextInt(1000));
+            // Let a restarted node's JVM finish its start-up compilation (it takes both cores for a while), then
+            // land the kill at a random point of the leader's 1 s renewal cycle.
+            Thread.sleep(SETTLE_MILLIS + random.nextInt(1000));
             int slot = indexOf(nodes, leader.node());
             Kill kill = kill(leader, observer);
             NodeProcess.Acquired next = acquisitions.poll(FAILOVER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);

@@ -20,8 +20,12 @@ public final class LeaderSink {
 
     /** Called by a contender's leader callback, on whatever thread the candidate calls it. */
     public void acquired(int contender) {
-        long now = System.nanoTime();
-        acquisitions.add(new Acquisition(contender, now));
+        acquired(contender, System.nanoTime());
+    }
+
+    /** Reports a leader callback whose time the contender took itself, first thing in the callback. */
+    public void acquired(int contender, long atNanos) {
+        acquisitions.add(new Acquisition(contender, atNanos));
     }
 
     /** Called by the releasing contender immediately before its release call. */

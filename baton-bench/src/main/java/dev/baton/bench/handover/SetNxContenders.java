@@ -60,10 +60,12 @@ public final class SetNxContenders implements Contenders {
             }
             commands.async().set(key, id, SetArgs.Builder.nx().px(30_000)).thenAccept(reply -> {
                 if ("OK".equals(reply)) {
-                    sink.acquired(index);
+                    long now = System.nanoTime();
+                    // Stop contending before anyone can hear of it, so a retry still in flight cannot win later.
                     synchronized (this) {
                         contending = false;
                     }
+                    sink.acquired(index, now);
                 }
             });
         }

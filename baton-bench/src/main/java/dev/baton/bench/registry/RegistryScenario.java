@@ -36,8 +36,9 @@ public final class RegistryScenario implements Scenario {
     private static final int PROCESSES = 10_000;
     private static final String GROUP = "bench-registry";
     private static final int IN_FLIGHT = 256;
-    private static final int LISTING_WARMUP = 3;
-    private static final int LISTINGS = 30;
+    /** A listing's decode path needs about 15 calls before the JIT has compiled it; a leader lists far more often. */
+    private static final int LISTING_WARMUP = 20;
+    private static final int LISTINGS = 50;
     private static final int MONITORED_HEARTBEATS = 100;
     private static final long TIMEOUT_SECONDS = 10;
 
