@@ -87,6 +87,8 @@ public final class LeaseElection implements Election {
     private State state = State.CREATED;
     private Leadership current;
     private LeaderInfo known;
+    /** The highest term this node has seen granted, denied or announced; never goes back, so late notices are ignored. */
+    private long highestTermSeen = Long.MIN_VALUE;
     private long generation;
     private boolean acquireInFlight;
     private boolean recheckAfterFlight;
@@ -243,9 +245,10 @@ public final class LeaseElection implements Election {
         }
         state = State.FOLLOWING;
         leaseNotices = store.watch(group, notice -> scheduler.execute(() -> onNotice(notice)));
-        membership.start();
         openElection();
         attempt();
+        // Registering after the acquire keeps the registry write off the first election's path.
+        membership.start();
     }
 
     private void attempt() {
@@ -453,10 +456,12 @@ public final class LeaseElection implements Election {
         }
         Cancellable fallback = scheduler.schedule(Duration.ofNanos(Math.max(0, deadline - clock.nanoTime())),
                 sendRelease);
-        delivered.whenComplete((ignored, error) -> scheduler.execute(() -> {
+        // Send the release from the thread that delivered the last LeadershipLost, saving a hop back to the scheduler;
+        // this node stopped leading before the event was emitted, so nothing here touches the machine's state.
+        delivered.whenComplete((ignored, error) -> {
             fallback.cancel();
             sendRelease.run();
-        }));
+        });
         if (state == State.FOLLOWING) {
             wakeIn(config.checkInterval());
         }
@@ -480,7 +485,7 @@ public final class LeaseElection implements Election {
         }
         switch (notice.kind()) {
             case ACQUIRED -> {
-                if (notice.owner().equals(nodeId) || (known != null && notice.term() <= known.term())) {
+                if (notice.owner().equals(nodeId) || notice.term() <= highestTermSeen) {
                     return;
                 }
                 holdingOff = false;
@@ -491,7 +496,7 @@ public final class LeaseElection implements Election {
                 }
             }
             case RELEASED -> {
-                if (known != null && notice.term() < known.term()) {
+                if (notice.term() < highestTermSeen) {
                     return;
                 }
                 learnLeader(null);
@@ -522,11 +527,12 @@ public final class LeaseElection implements Election {
         state = State.CLOSED;
         generation++;
         wakeTimer.cancel();
-        if (leaseNotices != null) {
-            leaseNotices.close();
-        }
         firstRound.completeExceptionally(new IllegalStateException("closed"));
+        // Tear down only after the release went out: a graceful handover should not wait for our unsubscribing.
         released.whenComplete((ignored, error) -> scheduler.execute(() -> {
+            if (leaseNotices != null) {
+                leaseNotices.close();
+            }
             CompletableFuture<Void> unregistered = wasStarted
                     ? membership.stop() : CompletableFuture.completedFuture(null);
             unregistered.whenComplete((nothing, failure) -> finishClose());
@@ -564,6 +570,9 @@ public final class LeaseElection implements Election {
     }
 
     private void learnLeader(LeaderInfo leader) {
+        if (leader != null) {
+            highestTermSeen = Math.max(highestTermSeen, leader.term());
+        }
         if (!Objects.equals(leader, known)) {
             known = leader;
             publishedLeader = leader;

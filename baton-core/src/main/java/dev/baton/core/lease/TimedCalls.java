@@ -12,7 +12,8 @@ import java.util.function.Supplier;
 /**
  * Runs store calls for a state machine: each call is bounded by a timeout on the machine's scheduler, and its outcome
  * (reply, failure or timeout, whichever comes first) is handed back on the scheduler exactly once. A reply that
- * arrives after the timeout is dropped.
+ * arrives after the timeout is dropped. A call may be started from any thread; its outcome always runs on the
+ * scheduler.
  */
 final class TimedCalls {
 
@@ -59,7 +60,8 @@ final class TimedCalls {
     private static final class Outcome<T> {
         private final BiConsumer<T, Throwable> handler;
         private final java.util.function.Consumer<T> lateReply;
-        private Scheduler.Cancellable timer = Scheduler.Cancellable.NONE;
+        // Written by the calling thread (which may be a listener's thread, for a release), read on the scheduler.
+        private volatile Scheduler.Cancellable timer = Scheduler.Cancellable.NONE;
         private boolean done;
 
         Outcome(BiConsumer<T, Throwable> handler, java.util.function.Consumer<T> lateReply) {

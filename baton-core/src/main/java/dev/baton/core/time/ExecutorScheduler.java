@@ -31,6 +31,8 @@ public final class ExecutorScheduler implements Scheduler, AutoCloseable {
         });
         executor.setRemoveOnCancelPolicy(true);
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        // Start the thread now, not on the first task: the first election should not pay for a thread start.
+        executor.prestartCoreThread();
     }
 
     @Override
