@@ -8,6 +8,11 @@ package dev.baton.core;
  * thread that talks to the store). A listener that throws is logged and does not stop delivery to itself or others.
  * A slow listener delays the events after it, but not the election: renewals go on while listeners run.
  *
+ * <p>Latency: the default event thread costs a thread hand-off per event (about 0.5 ms of a graceful handover on a
+ * 2-core VM, see {@code docs/benchmarks.md}). A listener that never blocks may be added with a direct executor,
+ * {@code election.addListener(listener, Runnable::run)}, or the election built with
+ * {@code eventExecutor(Runnable::run)}: it then runs on the election's own thread, and must return quickly.
+ *
  * <p>Races to expect: by the time {@code LeadershipAcquired} is delivered the leadership may already be lost (check
  * {@link Leadership#isValid()} and fence writes with the term); {@code LeadershipLost} for a term is delivered exactly
  * once, and after it the node must not act as leader of that term. On a graceful release the lease is only handed
