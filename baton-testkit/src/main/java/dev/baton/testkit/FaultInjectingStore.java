@@ -33,6 +33,7 @@ public final class FaultInjectingStore implements CoordinationStore {
 
     private final CoordinationStore delegate;
     private final List<Runnable> delayed = new ArrayList<>();
+    private final List<Consumer<LeaseNotice>> leaseWatchers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile Mode mode = Mode.NORMAL;
     private volatile boolean replayOnHeal = true;
 
@@ -120,7 +121,28 @@ public final class FaultInjectingStore implements CoordinationStore {
 
     @Override
     public Subscription watch(String group, Consumer<LeaseNotice> listener) {
-        return delegate.watch(group, gated(listener));
+        leaseWatchers.add(listener);
+        Subscription subscription = delegate.watch(group, gated(listener));
+        return new Subscription() {
+            @Override
+            public CompletableFuture<Void> ready() {
+                return subscription.ready();
+            }
+
+            @Override
+            public void close() {
+                leaseWatchers.remove(listener);
+                subscription.close();
+            }
+        };
+    }
+
+    /**
+     * Delivers {@code notice} to this client's lease watchers now, as pub/sub does with a notice that was delayed or
+     * arrives out of order: the store's state is not touched.
+     */
+    public void deliverLate(LeaseNotice notice) {
+        leaseWatchers.forEach(watcher -> watcher.accept(notice));
     }
 
     @Override

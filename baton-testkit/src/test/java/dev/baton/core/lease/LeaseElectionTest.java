@@ -338,6 +338,26 @@ class LeaseElectionTest {
         assertThat(cluster.store.read(cluster.group).join()).as("lease left behind").isEmpty();
     }
 
+    @Test
+    void lateNoticesFromAnOlderTermDoNotEndTheHoldOffAfterStepDown() {
+        Cluster.Node a = cluster.start("a");
+        assertThat(a.election.leadership()).map(Leadership::term).contains(1L);
+
+        a.election.stepDown();
+        cluster.scheduler.runUntilIdle();
+        int eventsBefore = a.events.size();
+        // Notices about a term this node has already seen superseded arrive only now (pub/sub is late, not ordered
+        // with the replies this node got on its own connection).
+        a.link.deliverLate(new dev.baton.core.store.LeaseNotice(
+                dev.baton.core.store.LeaseNotice.Kind.ACQUIRED, "b", 1));
+        a.link.deliverLate(new dev.baton.core.store.LeaseNotice(
+                dev.baton.core.store.LeaseNotice.Kind.RELEASED, "b", 1));
+        cluster.scheduler.runUntilIdle();
+
+        assertThat(a.leads()).as("a re-took the lease it just stepped down from").isFalse();
+        assertThat(a.events.subList(eventsBefore, a.events.size())).as("events from stale notices").isEmpty();
+    }
+
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
