@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
 import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.ClusterEvent;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.core.store.Lease;
@@ -15,10 +17,13 @@ import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.Subscription;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -402,6 +407,113 @@ public abstract class StoreConformanceSuite {
 
         assertThat(get(store.fencedWrite(group, "r", "a", term + 1, bytes("x"))).accepted()).isFalse();
         assertThat(get(store.fencedWrite(group, "r", "a", term, bytes("x"))).accepted()).isTrue();
+    }
+
+    // ---------------------------------------------------------------- fenced maps
+
+    private static String text(FencedValue value) {
+        return new String(value.value(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theCurrentTermMayPutAndReplaceMapEntries() {
+        long term = acquireGranted("a", LONG);
+
+        FencedMapWrite created = get(store.fencedPut(group, "items", "k", "a", term, bytes("one")));
+        FencedMapWrite replaced = get(store.fencedPut(group, "items", "k", "a", term, bytes("two")));
+
+        assertThat(created).isEqualTo(new FencedMapWrite(true, term, false));
+        assertThat(replaced).isEqualTo(new FencedMapWrite(true, term, true));
+        FencedValue value = get(open().mapGet(group, "items", "k")).orElseThrow();
+        assertThat(value.term()).isEqualTo(term);
+        assertThat(value.writer()).isEqualTo("a");
+        assertThat(text(value)).isEqualTo("two");
+    }
+
+    @Test
+    void mapEntriesAreListedInKeyOrderWithAnyCharactersInKeys() {
+        long term = acquireGranted("a", LONG);
+        List<String> keys = List.of("display-1;camera-7", "b", "a b/c?d=e&f", "\u00e9t\u00e9 \"quoted\"", "%3B", "a");
+        for (String key : keys) {
+            assertThat(get(store.fencedPut(group, "items", key, "a", term, bytes("v:" + key))).accepted()).isTrue();
+        }
+
+        SortedMap<String, FencedValue> entries = get(open().mapEntries(group, "items"));
+
+        assertThat(entries.keySet()).containsExactlyElementsOf(new TreeSet<>(keys));
+        entries.forEach((key, value) -> assertThat(text(value)).isEqualTo("v:" + key));
+        assertThat(get(store.mapEntries(group, "other"))).isEmpty();
+        assertThat(get(store.mapEntries("other-" + group, "items"))).isEmpty();
+    }
+
+    @Test
+    void removeIsFencedAndIdempotent() {
+        long term = acquireGranted("a", LONG);
+        get(store.fencedPut(group, "items", "k", "a", term, bytes("one")));
+
+        assertThat(get(store.fencedRemove(group, "items", "k", "a", term))).isEqualTo(new FencedMapWrite(true, term, true));
+        assertThat(get(store.fencedRemove(group, "items", "k", "a", term))).isEqualTo(new FencedMapWrite(true, term, false));
+        assertThat(get(store.mapGet(group, "items", "k"))).isEmpty();
+    }
+
+    @Test
+    void aDeposedLeaderCannotPutOrRemoveMapEntries() {
+        long old = acquireGranted("a", LONG);
+        get(store.fencedPut(group, "items", "kept", "a", old, bytes("by a")));
+        get(store.release(group, "a", old));
+        long current = acquireGranted("b", LONG);
+
+        FencedMapWrite put = get(store.fencedPut(group, "items", "new", "a", old, bytes("stale")));
+        FencedMapWrite remove = get(store.fencedRemove(group, "items", "kept", "a", old));
+
+        assertThat(put.accepted()).isFalse();
+        assertThat(put.currentTerm()).isEqualTo(current);
+        assertThat(remove.accepted()).isFalse();
+        assertThat(get(store.mapEntries(group, "items")).keySet()).containsExactly("kept");
+        assertThat(text(get(store.mapGet(group, "items", "kept")).orElseThrow())).isEqualTo("by a");
+    }
+
+    @Test
+    void aMapTermNeverIssuedIsRefused() {
+        assertThat(get(store.fencedPut(group, "items", "k", "a", 0, bytes("x"))).accepted()).isFalse();
+        long term = acquireGranted("a", LONG);
+
+        assertThat(get(store.fencedPut(group, "items", "k", "a", term + 1, bytes("x"))).accepted()).isFalse();
+        assertThat(get(store.mapEntries(group, "items"))).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- event log
+
+    @Test
+    void eventsAreReadBackNewestFirstWithIncreasingIdsAndStoreTimestamps() {
+        Instant before = Instant.now().minus(Duration.ofMinutes(1));
+        get(store.appendEvent(group, "a", "election_started", Map.of()));
+        get(store.appendEvent(group, "a", "leader_elected", Map.of("term", "7")));
+        get(open().appendEvent(group, "b", "node_joined", Map.of("node", "b", "note", "quotes \" and \\ and \u00e9")));
+
+        List<ClusterEvent> events = get(store.recentEvents(group, 10));
+
+        assertThat(events).extracting(ClusterEvent::type)
+                .containsExactly("node_joined", "leader_elected", "election_started");
+        assertThat(events.get(0).id()).isGreaterThan(events.get(1).id());
+        assertThat(events.get(1).id()).isGreaterThan(events.get(2).id());
+        assertThat(events.get(0).nodeId()).isEqualTo("b");
+        assertThat(events.get(0).data()).isEqualTo(Map.of("node", "b", "note", "quotes \" and \\ and \u00e9"));
+        assertThat(events.get(1).data()).isEqualTo(Map.of("term", "7"));
+        assertThat(events.get(2).data()).isEmpty();
+        assertThat(events).allSatisfy(e -> assertThat(e.at()).isBetween(before, Instant.now().plus(Duration.ofMinutes(1))));
+    }
+
+    @Test
+    void recentEventsHonoursTheLimitAndTheGroup() {
+        for (int i = 0; i < 5; i++) {
+            get(store.appendEvent(group, "a", "event_" + i, Map.of()));
+        }
+        get(store.appendEvent("other-" + group, "a", "elsewhere", Map.of()));
+
+        assertThat(get(store.recentEvents(group, 2))).extracting(ClusterEvent::type).containsExactly("event_4", "event_3");
+        assertThat(get(store.recentEvents(group, 100))).hasSize(5);
+        assertThat(get(store.recentEvents("never-" + group, 10))).isEmpty();
     }
 
     // ---------------------------------------------------------------- messaging

@@ -3,7 +3,9 @@ package dev.baton.core.memory;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
 import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.ClusterEvent;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.core.store.Lease;
@@ -13,11 +15,13 @@ import dev.baton.core.store.Subscription;
 import dev.baton.core.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -54,6 +58,9 @@ public final class InMemoryStore implements CoordinationStore {
         final Map<String, NodeInfo> members = new TreeMap<>();
         final Map<String, Long> memberExpiry = new HashMap<>();
         final Map<String, FencedValue> registers = new HashMap<>();
+        final Map<String, SortedMap<String, FencedValue>> maps = new HashMap<>();
+        final ArrayDeque<ClusterEvent> events = new ArrayDeque<>();
+        long eventId;
         final List<Consumer<LeaseNotice>> leaseWatchers = new CopyOnWriteArrayList<>();
         final List<Consumer<MemberNotice>> memberWatchers = new CopyOnWriteArrayList<>();
 
@@ -258,6 +265,58 @@ public final class InMemoryStore implements CoordinationStore {
     @Override
     public synchronized CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
         return CompletableFuture.completedFuture(Optional.ofNullable(group(group).registers.get(register)));
+    }
+
+    @Override
+    public synchronized CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key,
+            String nodeId, long term, byte[] value) {
+        GroupState g = group(group);
+        if (g.term == 0 || term != g.term) {
+            return CompletableFuture.completedFuture(new FencedMapWrite(false, g.term, false));
+        }
+        FencedValue previous = g.maps.computeIfAbsent(map, m -> new TreeMap<>())
+                .put(key, new FencedValue(term, nodeId, value.clone()));
+        return CompletableFuture.completedFuture(new FencedMapWrite(true, term, previous != null));
+    }
+
+    @Override
+    public synchronized CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key,
+            String nodeId, long term) {
+        GroupState g = group(group);
+        if (g.term == 0 || term != g.term) {
+            return CompletableFuture.completedFuture(new FencedMapWrite(false, g.term, false));
+        }
+        SortedMap<String, FencedValue> entries = g.maps.get(map);
+        boolean existed = entries != null && entries.remove(key) != null;
+        return CompletableFuture.completedFuture(new FencedMapWrite(true, term, existed));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
+        SortedMap<String, FencedValue> entries = group(group).maps.get(map);
+        return CompletableFuture.completedFuture(Optional.ofNullable(entries == null ? null : entries.get(key)));
+    }
+
+    @Override
+    public synchronized CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
+        SortedMap<String, FencedValue> entries = group(group).maps.get(map);
+        return CompletableFuture.completedFuture(entries == null ? new TreeMap<>() : new TreeMap<>(entries));
+    }
+
+    @Override
+    public synchronized CompletableFuture<Void> appendEvent(String group, String nodeId, String type,
+            Map<String, String> data) {
+        GroupState g = group(group);
+        g.events.addFirst(new ClusterEvent(++g.eventId, nodeId, type, data, clock.instant()));
+        while (g.events.size() > MIN_RETAINED) {
+            g.events.removeLast();
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public synchronized CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
+        return CompletableFuture.completedFuture(group(group).events.stream().limit(Math.max(0, limit)).toList());
     }
 
     @Override
