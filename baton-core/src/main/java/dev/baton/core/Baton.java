@@ -1,5 +1,6 @@
 package dev.baton.core;
 
+import dev.baton.core.eventlog.ClusterEventRecorder;
 import dev.baton.core.lease.LeaseElection;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
@@ -48,6 +49,7 @@ public final class Baton {
         private Scheduler scheduler;
         private Executor eventExecutor;
         private Random random;
+        private boolean recordEvents = true;
 
         private ElectionBuilder(CoordinationStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -94,6 +96,15 @@ public final class Baton {
             return this;
         }
 
+        /**
+         * Whether to write leaderships won and lost, members joined and left, and degraded periods to the store's
+         * cluster event log ({@link ClusterEventRecorder}); default true.
+         */
+        public ElectionBuilder recordEvents(boolean value) {
+            this.recordEvents = value;
+            return this;
+        }
+
         public Election build() {
             if (group == null || group.isBlank()) {
                 throw new IllegalArgumentException("group must be set");
@@ -110,11 +121,15 @@ public final class Baton {
                     ownScheduler.execute(() -> ownScheduler.close(java.time.Duration.ZERO));
                 }
             };
-            return new LeaseElection(store, group, self, config, clock,
+            Election election = new LeaseElection(store, group, self, config, clock,
                     ownScheduler != null ? ownScheduler : scheduler,
                     random != null ? random : new Random(new SecureRandom().nextLong()),
                     ownEvents != null ? ownEvents::execute : eventExecutor,
                     afterClose);
+            if (recordEvents) {
+                ClusterEventRecorder.attach(election, store);
+            }
+            return election;
         }
     }
 }

@@ -48,6 +48,18 @@ public interface Election extends AutoCloseable {
     /** The leader this node knows of, with its term. */
     Optional<LeaderInfo> leader();
 
+    /** This node's state: follower, candidate, leader or stopped. */
+    NodeState state();
+
+    /**
+     * The latest unresolved failure talking to the backend (a store call that failed or timed out), cleared by the
+     * next call that succeeds. Present means the node is degraded: it may not learn of a new leader in time.
+     */
+    Optional<String> problem();
+
+    /** A snapshot of the group: this node's state, the leader, every live member with its state. */
+    CompletableFuture<ClusterStatus> status();
+
     /**
      * Gives up leadership (if held) and releases the lease so another node takes over. This node will not contend
      * again until another node has taken the lease or the check interval has passed.

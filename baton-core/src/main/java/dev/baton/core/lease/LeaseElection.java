@@ -1,5 +1,6 @@
 package dev.baton.core.lease;
 
+import dev.baton.core.ClusterStatus;
 import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
@@ -9,6 +10,7 @@ import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
 import dev.baton.core.Membership;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.NodeState;
 import dev.baton.core.Registration;
 import dev.baton.core.Role;
 import dev.baton.core.fencing.FencedRegister;
@@ -82,6 +84,8 @@ public final class LeaseElection implements Election {
     // Read from any thread.
     private volatile Leadership published;
     private volatile LeaderInfo publishedLeader;
+    private volatile NodeState publishedState = NodeState.FOLLOWER;
+    private volatile String problem;
 
     // Confined to the scheduler.
     private State state = State.CREATED;
@@ -177,6 +181,25 @@ public final class LeaseElection implements Election {
     }
 
     @Override
+    public NodeState state() {
+        return publishedState;
+    }
+
+    @Override
+    public Optional<String> problem() {
+        return Optional.ofNullable(problem);
+    }
+
+    @Override
+    public CompletableFuture<ClusterStatus> status() {
+        NodeState state = publishedState;
+        Optional<LeaderInfo> leader = leader();
+        Optional<String> trouble = problem();
+        return membership.members().thenApply(members -> new ClusterStatus(group, nodeId, state, leader,
+                LeaseMembership.health(members, config.processHeartbeatInterval()), trouble));
+    }
+
+    @Override
     public CompletableFuture<Void> stepDown() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         boolean fromListener = events.deliveringOnThisThread();
@@ -267,6 +290,7 @@ public final class LeaseElection implements Election {
         wakeTimer.cancel();
         acquireInFlight = true;
         recheckAfterFlight = false;
+        publishedState = NodeState.CANDIDATE;
         long attemptGeneration = generation;
         long sentAt = clock.nanoTime();
         NodeInfo candidate = membership.self().withRole(Role.LEADER);
@@ -277,6 +301,9 @@ public final class LeaseElection implements Election {
 
     private void onAcquireReply(long attemptGeneration, long sentAt, AcquireResult result, Throwable error) {
         acquireInFlight = false;
+        if (state == State.FOLLOWING) {
+            publishedState = NodeState.FOLLOWER;
+        }
         if (state == State.CLOSED || attemptGeneration != generation) {
             if (result instanceof AcquireResult.Granted granted) {
                 // Granted after we stopped wanting it: hand it straight back instead of making others wait.
@@ -292,6 +319,7 @@ public final class LeaseElection implements Election {
             return;
         }
         acquireFailures = 0;
+        problem = null;
         if (result instanceof AcquireResult.Granted granted) {
             long deadline = sentAt + config.localValidity().toNanos();
             if (clock.nanoTime() - deadline >= 0) {
@@ -327,6 +355,7 @@ public final class LeaseElection implements Election {
     private void becomeLeader(long term, long sentAt, long deadline) {
         generation++;
         state = State.LEADING;
+        publishedState = NodeState.LEADER;
         wakeTimer.cancel();
         current = new Leadership(group, nodeId, term, deadline, clock, this::holdsTerm);
         published = current;
@@ -402,6 +431,7 @@ public final class LeaseElection implements Election {
             loseLeadership(LossReason.LEASE_TAKEN);
             return;
         }
+        problem = null;
         current.extendTo(sentAt + config.localValidity().toNanos());
         armDeadline();
         scheduleRenewal(sentAt + config.renewInterval().toNanos());
@@ -424,6 +454,7 @@ public final class LeaseElection implements Election {
         long term = current.term();
         generation++;
         state = State.FOLLOWING;
+        publishedState = NodeState.FOLLOWER;
         published = null;
         current = null;
         renewTimer.cancel();
@@ -525,6 +556,7 @@ public final class LeaseElection implements Election {
         }
         boolean wasStarted = state != State.CREATED;
         state = State.CLOSED;
+        publishedState = NodeState.STOPPED;
         generation++;
         wakeTimer.cancel();
         firstRound.completeExceptionally(new IllegalStateException("closed"));
@@ -598,6 +630,9 @@ public final class LeaseElection implements Election {
     private void reportError(String what, Throwable cause) {
         String message = cause == null ? what : what + ": " + describe(cause);
         log.warn("[{}] {}", group, message);
+        if (cause != null) {
+            problem = message;
+        }
         events.emit(new ElectionEvent.ElectionError(clock.instant(), message, cause));
     }
 

@@ -3,15 +3,20 @@ package dev.baton.core.lease;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.Membership;
+import dev.baton.core.MemberState;
+import dev.baton.core.MemberStatus;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.store.RegistryStore;
 import dev.baton.core.store.Subscription;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
@@ -45,6 +50,7 @@ final class LeaseMembership implements Membership {
     private boolean tracking;
     private long trackingGeneration;
     private Map<String, NodeInfo> known = Map.of();
+    private Map<String, MemberState> knownStates = Map.of();
     private boolean refreshInFlight;
     private boolean refreshAgain;
     private Scheduler.Cancellable heartbeatTimer = Scheduler.Cancellable.NONE;
@@ -84,6 +90,7 @@ final class LeaseMembership implements Membership {
         trackingGeneration++;
         refreshTimer.cancel();
         known = Map.of();
+        knownStates = Map.of();
     }
 
     /** Stops heartbeats and removes this process's entry; completes when the store answered or timed out. */
@@ -175,15 +182,25 @@ final class LeaseMembership implements Membership {
 
     private void diff(List<NodeInfo> members) {
         Map<String, NodeInfo> now = new HashMap<>();
-        for (NodeInfo member : members) {
-            if (!member.id().equals(self.id())) {
-                now.put(member.id(), member);
+        Map<String, MemberState> states = new HashMap<>();
+        for (MemberStatus member : health(members, config.processHeartbeatInterval())) {
+            if (!member.node().id().equals(self.id())) {
+                now.put(member.node().id(), member.node());
+                states.put(member.node().id(), member.state());
             }
         }
         if (known != null) {
             for (NodeInfo member : members) {
-                if (now.containsKey(member.id()) && !known.containsKey(member.id())) {
+                String id = member.id();
+                if (!now.containsKey(id)) {
+                    continue;
+                }
+                if (!known.containsKey(id)) {
                     emit.accept(new ElectionEvent.MemberJoined(clock.instant(), member));
+                }
+                MemberState before = knownStates.getOrDefault(id, MemberState.ACTIVE);
+                if (states.get(id) != before) {
+                    emit.accept(new ElectionEvent.MemberStateChanged(clock.instant(), member, before, states.get(id)));
                 }
             }
             for (String id : known.keySet()) {
@@ -193,6 +210,26 @@ final class LeaseMembership implements Membership {
             }
         }
         known = now;
+        knownStates = states;
+    }
+
+    /**
+     * The seed's cluster monitor: a member whose last heartbeat is more than two heartbeat intervals older than the
+     * newest one in the listing is {@link MemberState#UNREACHABLE} (it is removed when its entry expires). All
+     * {@code lastSeen} stamps come from the store's clock, so no two clocks are compared; the newest stamp stands for
+     * the store's "now", since a live member heartbeats at least every interval.
+     */
+    static List<MemberStatus> health(List<NodeInfo> members, Duration heartbeatInterval) {
+        Instant newest = members.stream().map(NodeInfo::lastSeen).filter(Objects::nonNull).max(Instant::compareTo)
+                .orElse(null);
+        Duration unhealthyAfter = heartbeatInterval.multipliedBy(2);
+        List<MemberStatus> result = new ArrayList<>(members.size());
+        for (NodeInfo member : members) {
+            boolean late = newest != null && member.lastSeen() != null
+                    && Duration.between(member.lastSeen(), newest).compareTo(unhealthyAfter) > 0;
+            result.add(new MemberStatus(member, late ? MemberState.UNREACHABLE : MemberState.ACTIVE));
+        }
+        return result;
     }
 
     // ---- public API, any thread ----
