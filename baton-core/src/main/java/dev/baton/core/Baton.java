@@ -50,6 +50,7 @@ public final class Baton {
         private Executor eventExecutor;
         private Random random;
         private boolean recordEvents = true;
+        private ElectionMetrics metrics = ElectionMetrics.NONE;
 
         private ElectionBuilder(CoordinationStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -105,6 +106,12 @@ public final class Baton {
             return this;
         }
 
+        /** Where to report store call timings and renewal margins; default: nowhere. */
+        public ElectionBuilder metrics(ElectionMetrics value) {
+            this.metrics = Objects.requireNonNull(value, "metrics");
+            return this;
+        }
+
         public Election build() {
             if (group == null || group.isBlank()) {
                 throw new IllegalArgumentException("group must be set");
@@ -125,7 +132,7 @@ public final class Baton {
                     ownScheduler != null ? ownScheduler : scheduler,
                     random != null ? random : new Random(new SecureRandom().nextLong()),
                     ownEvents != null ? ownEvents::execute : eventExecutor,
-                    afterClose);
+                    metrics, afterClose);
             if (recordEvents) {
                 ClusterEventRecorder.attach(election, store);
             }

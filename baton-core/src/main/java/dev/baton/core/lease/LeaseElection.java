@@ -6,6 +6,7 @@ import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.ElectionListener;
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
 import dev.baton.core.Membership;
@@ -74,6 +75,7 @@ public final class LeaseElection implements Election {
     private final Random random;
     private final EventDispatcher events;
     private final TimedCalls calls;
+    private final ElectionMetrics metrics;
     private final LeaseMembership membership;
     private final Runnable afterClose;
     private final AtomicBoolean started = new AtomicBoolean();
@@ -113,6 +115,18 @@ public final class LeaseElection implements Election {
      */
     public LeaseElection(CoordinationStore store, String group, NodeInfo self, ElectionConfig config, Clock clock,
             Scheduler scheduler, Random random, Executor eventExecutor, Runnable afterClose) {
+        this(store, group, self, config, clock, scheduler, random, eventExecutor, ElectionMetrics.NONE, afterClose);
+    }
+
+    /**
+     * Creates an election that reports its store calls and renewals to {@code metrics}.
+     *
+     * @param eventExecutor the default executor for listeners
+     * @param afterClose    run once the election has closed (the driver releases its threads there)
+     */
+    public LeaseElection(CoordinationStore store, String group, NodeInfo self, ElectionConfig config, Clock clock,
+            Scheduler scheduler, Random random, Executor eventExecutor, ElectionMetrics metrics,
+            Runnable afterClose) {
         if (group == null || group.isBlank()) {
             throw new IllegalArgumentException("group must not be blank");
         }
@@ -124,10 +138,11 @@ public final class LeaseElection implements Election {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.random = Objects.requireNonNull(random, "random");
         this.events = new EventDispatcher(eventExecutor);
-        this.calls = new TimedCalls(scheduler);
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.calls = new TimedCalls(scheduler, clock, metrics);
         this.afterClose = afterClose;
         this.membership = new LeaseMembership(store, group, self.withRole(Role.FOLLOWER), config, scheduler, clock,
-                events::emit, this::reportError);
+                metrics, events::emit, this::reportError);
     }
 
     // ------------------------------------------------------------------ public API (any thread)
@@ -432,6 +447,7 @@ public final class LeaseElection implements Election {
             return;
         }
         problem = null;
+        metrics.leaseRenewed(clock.nanoTime() - sentAt, current.deadlineNanos() - sentAt);
         current.extendTo(sentAt + config.localValidity().toNanos());
         armDeadline();
         scheduleRenewal(sentAt + config.renewInterval().toNanos());

@@ -2,6 +2,7 @@ package dev.baton.core.lease;
 
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.Membership;
 import dev.baton.core.MemberState;
 import dev.baton.core.MemberStatus;
@@ -58,14 +59,14 @@ final class LeaseMembership implements Membership {
     private Subscription notices;
 
     LeaseMembership(RegistryStore store, String group, NodeInfo self, ElectionConfig config, Scheduler scheduler,
-            Clock clock, Consumer<ElectionEvent> emit, BiConsumer<String, Throwable> onError) {
+            Clock clock, ElectionMetrics metrics, Consumer<ElectionEvent> emit, BiConsumer<String, Throwable> onError) {
         this.store = store;
         this.group = group;
         this.self = self;
         this.config = config;
         this.scheduler = scheduler;
         this.clock = clock;
-        this.calls = new TimedCalls(scheduler);
+        this.calls = new TimedCalls(scheduler, clock, metrics);
         this.emit = emit;
         this.onError = onError;
     }

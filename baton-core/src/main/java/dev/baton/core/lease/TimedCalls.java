@@ -1,6 +1,8 @@
 package dev.baton.core.lease;
 
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.store.StoreTimeoutException;
+import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -18,9 +20,13 @@ import java.util.function.Supplier;
 final class TimedCalls {
 
     private final Scheduler scheduler;
+    private final Clock clock;
+    private final ElectionMetrics metrics;
 
-    TimedCalls(Scheduler scheduler) {
+    TimedCalls(Scheduler scheduler, Clock clock, ElectionMetrics metrics) {
         this.scheduler = scheduler;
+        this.clock = clock;
+        this.metrics = metrics;
     }
 
     <T> void call(String what, Duration timeout, Supplier<CompletableFuture<T>> operation,
@@ -35,7 +41,11 @@ final class TimedCalls {
      */
     <T> void call(String what, Duration timeout, Supplier<CompletableFuture<T>> operation,
             BiConsumer<T, Throwable> handler, java.util.function.Consumer<T> lateReply) {
-        Outcome<T> outcome = new Outcome<>(handler, lateReply);
+        long started = clock.nanoTime();
+        Outcome<T> outcome = new Outcome<>((value, error) -> {
+            metrics.storeCall(what, clock.nanoTime() - started, error == null);
+            handler.accept(value, error);
+        }, lateReply);
         outcome.timer = scheduler.schedule(timeout,
                 () -> outcome.finish(null, new StoreTimeoutException(what + " timed out after " + timeout.toMillis()
                         + " ms")));
