@@ -56,6 +56,10 @@ public final class ClusterEventRecorder implements ElectionListener {
 
     @Override
     public void onEvent(ElectionEvent event) {
+        if (degraded && election.problem().isEmpty() && !(event instanceof ElectionEvent.ElectionError)) {
+            degraded = false;
+            record("cluster_recovered", Map.of());
+        }
         if (event instanceof ElectionEvent.ElectionStarted) {
             record("election_started", Map.of());
         } else if (event instanceof ElectionEvent.LeadershipAcquired acquired) {
@@ -73,10 +77,6 @@ public final class ClusterEventRecorder implements ElectionListener {
         } else if (event instanceof ElectionEvent.ElectionError error && error.cause() != null && !degraded) {
             degraded = true;
             record("cluster_degraded", Map.of("reason", error.message()));
-        }
-        if (degraded && election.problem().isEmpty() && !(event instanceof ElectionEvent.ElectionError)) {
-            degraded = false;
-            record("cluster_recovered", Map.of());
         }
     }
 
