@@ -2,7 +2,9 @@ package dev.baton.redis;
 
 import dev.baton.core.NodeInfo;
 import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.ClusterEvent;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.core.store.Lease;
@@ -14,6 +16,8 @@ import dev.baton.redis.internal.GroupKeys;
 import dev.baton.redis.internal.LettuceConnections;
 import dev.baton.redis.internal.NodeInfoCodec;
 import dev.baton.redis.internal.PubSubRouter;
+import dev.baton.redis.internal.RedisEventLog;
+import dev.baton.redis.internal.RedisFencedMaps;
 import dev.baton.redis.internal.RedisFencing;
 import dev.baton.redis.internal.RedisLeases;
 import dev.baton.redis.internal.RedisRegistry;
@@ -24,7 +28,9 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -41,9 +47,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Layout.</b> Group {@code G} lives under the hash tag {@code {<keyPrefix>G}}: {@code :master} (leader's node
  * id), {@code :master_term}, {@code :heartbeat} and {@code :master_process} (all with the lease TTL), {@code :term}
- * (the term counter), {@code :processes} with {@code :processes:expiry}, and {@code :fenced:<register>}. Lease and
- * member notices are published on {@code {…}:notices} and {@code {…}:members}; {@link #subscribe} channels are
- * {@code <keyPrefix><channel>}, so seed channels such as {@code worker:slave:<id>} keep their names.
+ * (the term counter), {@code :processes} with {@code :processes:expiry}, {@code :fenced:<register>},
+ * {@code :map:<name>} (a hash per fenced map) and {@code :events} with {@code :events:seq} (the event log, a list of
+ * JSON newest first, and its id counter). Lease and member notices are published on {@code {…}:notices} and
+ * {@code {…}:members}; {@link #subscribe} channels are {@code <keyPrefix><channel>}, so seed channels such as
+ * {@code worker:slave:<id>} keep their names.
  *
  * <p><b>Terms survive data loss.</b> When the term counter is missing (a new group, or a Redis without persistence
  * that restarted or was flushed) the acquire script first sets it to the server's {@code TIME} in microseconds, then
@@ -72,6 +80,8 @@ public final class RedisStore implements CoordinationStore {
     private final RedisLeases leases;
     private final RedisRegistry registry;
     private final RedisFencing fencing;
+    private final RedisFencedMaps maps;
+    private final RedisEventLog events;
     private final PubSubRouter router;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -86,6 +96,8 @@ public final class RedisStore implements CoordinationStore {
         this.leases = new RedisLeases(scripts, codec, options.keyPrefix(), failures);
         this.registry = new RedisRegistry(scripts, commands, codec, options.keyPrefix(), failures);
         this.fencing = new RedisFencing(scripts, commands, options.keyPrefix(), failures);
+        this.maps = new RedisFencedMaps(scripts, commands, options.keyPrefix(), failures);
+        this.events = new RedisEventLog(scripts, options.keyPrefix(), options.eventRetention(), failures);
         this.router = new PubSubRouter(connections.pubSub(), connections.resources().eventExecutorGroup(), failures);
     }
 
@@ -207,6 +219,48 @@ public final class RedisStore implements CoordinationStore {
     @Override
     public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
         return call("fenced read", () -> fencing.read(group, register));
+    }
+
+    /**
+     * Applied by one script only if {@code term} is the group's newest issued term, the same counter the fenced
+     * registers check. The map is the hash {@code {…}:map:<map>}, one field per key.
+     */
+    @Override
+    public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId, long term,
+            byte[] value) {
+        return call("fenced put", () -> maps.put(group, map, key, nodeId, term, value));
+    }
+
+    /** Applied by one script only if {@code term} is the group's newest issued term. */
+    @Override
+    public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
+            long term) {
+        return call("fenced remove", () -> maps.remove(group, map, key, term));
+    }
+
+    @Override
+    public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
+        return call("read map entry", () -> maps.get(group, map, key));
+    }
+
+    /** One {@code HGETALL}, sorted here by key. */
+    @Override
+    public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
+        return call("list map entries", () -> maps.entries(group, map));
+    }
+
+    /**
+     * Pushes the event onto {@code {…}:events}, stamped with Redis {@code TIME} and the next id of
+     * {@code {…}:events:seq}, and trims the log to {@link RedisStoreOptions#eventRetention()}.
+     */
+    @Override
+    public CompletableFuture<Void> appendEvent(String group, String nodeId, String type, Map<String, String> data) {
+        return call("append event", () -> events.append(group, nodeId, type, data));
+    }
+
+    @Override
+    public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
+        return call("read recent events", () -> events.recent(group, limit));
     }
 
     /** Publishes on {@code <keyPrefix><channel>}; completes with the number of subscribers that received it. */

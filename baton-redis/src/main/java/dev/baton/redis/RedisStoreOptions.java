@@ -1,11 +1,12 @@
 package dev.baton.redis;
 
+import dev.baton.core.store.EventLogStore;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How a {@link RedisStore} connects, immutable and validated when built.
+ * How a {@link RedisStore} connects and what it keeps, immutable and validated when built.
  *
  * <p>Every field, with its default:
  * <ul>
@@ -16,6 +17,8 @@ import java.util.Objects;
  *   <li>{@code commandTimeout} (2 s): the longest one command may take before it fails with a timeout. Keep it
  *       below the lease TTL so a hung server cannot outlast a leadership.</li>
  *   <li>{@code connectTimeout} (2 s): the longest a TCP connect may take, at start and on each reconnect.</li>
+ *   <li>{@code eventRetention} (10 000 events): how many of the newest cluster events each group's log keeps; older
+ *       ones are dropped at each append. At least {@link EventLogStore#MIN_RETAINED}, which every store keeps.</li>
  * </ul>
  */
 public final class RedisStoreOptions {
@@ -25,6 +28,7 @@ public final class RedisStoreOptions {
     private final String keyPrefix;
     private final Duration commandTimeout;
     private final Duration connectTimeout;
+    private final int eventRetention;
 
     private RedisStoreOptions(Builder b, RedisURI redisUri) {
         this.uri = b.uri;
@@ -32,6 +36,7 @@ public final class RedisStoreOptions {
         this.keyPrefix = b.keyPrefix;
         this.commandTimeout = b.commandTimeout;
         this.connectTimeout = b.connectTimeout;
+        this.eventRetention = b.eventRetention;
     }
 
     /** A builder with the defaults; {@code uri} must be set. */
@@ -42,7 +47,7 @@ public final class RedisStoreOptions {
     /** A builder holding these options, to derive a variation. */
     public Builder toBuilder() {
         return new Builder().uri(uri).keyPrefix(keyPrefix).commandTimeout(commandTimeout)
-                .connectTimeout(connectTimeout);
+                .connectTimeout(connectTimeout).eventRetention(eventRetention);
     }
 
     /** The URI as given; may contain a password, so never log it (use {@link RedisStore#describe()}). */
@@ -62,6 +67,11 @@ public final class RedisStoreOptions {
         return connectTimeout;
     }
 
+    /** How many of the newest events each group's event log keeps. */
+    public int eventRetention() {
+        return eventRetention;
+    }
+
     /** The parsed URI, for the store; carries the password. */
     RedisURI redisUri() {
         return redisUri;
@@ -76,7 +86,7 @@ public final class RedisStoreOptions {
     @Override
     public String toString() {
         return "RedisStoreOptions{uri=" + describe() + ", keyPrefix='" + keyPrefix + "', commandTimeout="
-                + commandTimeout + ", connectTimeout=" + connectTimeout + "}";
+                + commandTimeout + ", connectTimeout=" + connectTimeout + ", eventRetention=" + eventRetention + "}";
     }
 
     /** Collects and validates {@link RedisStoreOptions}. */
@@ -86,6 +96,7 @@ public final class RedisStoreOptions {
         private String keyPrefix = "";
         private Duration commandTimeout = Duration.ofSeconds(2);
         private Duration connectTimeout = Duration.ofSeconds(2);
+        private int eventRetention = 10_000;
 
         private Builder() {}
 
@@ -113,6 +124,12 @@ public final class RedisStoreOptions {
             return this;
         }
 
+        /** Events kept per group, newest first; default 10 000, at least {@link EventLogStore#MIN_RETAINED}. */
+        public Builder eventRetention(int eventRetention) {
+            this.eventRetention = eventRetention;
+            return this;
+        }
+
         /**
          * Validates and builds.
          *
@@ -129,6 +146,10 @@ public final class RedisStoreOptions {
             }
             requirePositive(commandTimeout, "commandTimeout");
             requirePositive(connectTimeout, "connectTimeout");
+            if (eventRetention < EventLogStore.MIN_RETAINED) {
+                throw new IllegalArgumentException("eventRetention must be at least " + EventLogStore.MIN_RETAINED
+                        + " (the event log contract's minimum), was " + eventRetention);
+            }
             return new RedisStoreOptions(this, parse(uri));
         }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.core.store.EventLogStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.testkit.RedisServer;
 import java.io.IOException;
@@ -69,9 +70,15 @@ class RedisStoreConnectTest {
         assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis://h").connectTimeout(Duration.ofMillis(-1))
                 .build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connectTimeout");
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis://h")
+                .eventRetention(EventLogStore.MIN_RETAINED - 1).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("eventRetention");
 
         RedisStoreOptions options = RedisStoreOptions.builder().uri("redis://:pw@h:7000/4").keyPrefix("p:").build();
         assertThat(options.toBuilder().build().keyPrefix()).isEqualTo("p:");
+        assertThat(options.eventRetention()).isEqualTo(10_000);
+        assertThat(options.toBuilder().eventRetention(EventLogStore.MIN_RETAINED).build().eventRetention())
+                .isEqualTo(EventLogStore.MIN_RETAINED);
         assertThat(options.toString()).contains("redis://h:7000/4").doesNotContain("pw");
     }
 

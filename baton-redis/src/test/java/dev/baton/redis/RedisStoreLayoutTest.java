@@ -14,6 +14,7 @@ import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.testkit.RedisServer;
 import io.lettuce.core.cluster.SlotHash;
@@ -77,13 +78,35 @@ class RedisStoreLayoutTest {
         long term = acquire(store, group, "a");
         get(store.register(group, NodeInfo.of("a", "api"), LONG));
         get(store.fencedWrite(group, "config", "a", term, new byte[] {1}));
+        get(store.fencedPut(group, "items", "k", "a", term, new byte[] {2}));
+        get(store.appendEvent(group, "a", "leader_elected", Map.of("term", Long.toString(term))));
 
         List<String> keys = raw.sync().keys("*" + group + "*");
 
         assertThat(keys).containsExactlyInAnyOrder(tag() + ":master", tag() + ":master_term", tag() + ":heartbeat",
                 tag() + ":master_process", tag() + ":term", tag() + ":processes", tag() + ":processes:expiry",
-                tag() + ":fenced:config");
+                tag() + ":fenced:config", tag() + ":map:items", tag() + ":events", tag() + ":events:seq");
         assertThat(keys).extracting(SlotHash::getSlot).containsOnly(SlotHash.getSlot(tag()));
+    }
+
+    @Test
+    void aFencedMapIsOneHashWithAFieldPerKeyHoldingTermWriterAndValue() {
+        long term = acquire(store, group, "a");
+        String key = "display-1;camera 7 \"q\" %3B \u00e9";
+
+        get(store.fencedPut(group, "items", key, "a", term, "on".getBytes(StandardCharsets.UTF_8)));
+
+        assertThat(raw.sync().hgetall(tag() + ":map:items")).containsExactly(Map.entry(key, term + ":1:aon"));
+        get(store.fencedRemove(group, "items", key, "a", term));
+        assertThat(raw.sync().exists(tag() + ":map:items")).as("an emptied hash is gone").isZero();
+    }
+
+    @Test
+    void aMapEntryThatCannotBeDecodedFailsTheReadNamingIt() {
+        raw.sync().hset(tag() + ":map:items", "broken", "no header");
+
+        assertThat(StoreCalls.failure(store.mapEntries(group, "items")))
+                .isInstanceOf(StoreException.class).hasMessageContaining("broken").hasMessageContaining("items");
     }
 
     @Test

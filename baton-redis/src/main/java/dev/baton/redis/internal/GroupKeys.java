@@ -59,6 +59,27 @@ public record GroupKeys(String tag) {
         return tag + ":fenced:" + register;
     }
 
+    /**
+     * Hash of one fenced map: entry key (any characters; hash fields are binary-safe) to the entry encoded by
+     * {@link FencedEntryCodec}.
+     */
+    public String map(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("map must not be empty");
+        }
+        return tag + ":map:" + name;
+    }
+
+    /** List of the group's cluster events as JSON, newest first, trimmed to the retention (seed 002's table). */
+    public String events() {
+        return tag + ":events";
+    }
+
+    /** The event id counter: the id of the newest event appended. No TTL. */
+    public String eventsSeq() {
+        return tag + ":events:seq";
+    }
+
     /** Pub/sub channel of lease notices ({@code acquired <term> <owner>}, {@code released <term> <owner>}). */
     public String noticesChannel() {
         return tag + ":notices";

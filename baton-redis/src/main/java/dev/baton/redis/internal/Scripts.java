@@ -16,10 +16,15 @@ public final class Scripts {
     public static final LuaScript MEMBER = LuaScript.load("member");
     public static final LuaScript SWEEP = LuaScript.load("sweep");
     public static final LuaScript FENCED_WRITE = LuaScript.load("fenced_write");
+    public static final LuaScript FENCED_PUT = LuaScript.load("fenced_put");
+    public static final LuaScript FENCED_REMOVE = LuaScript.load("fenced_remove");
+    public static final LuaScript APPEND_EVENT = LuaScript.load("append_event");
+    public static final LuaScript RECENT_EVENTS = LuaScript.load("recent_events");
 
     /** All of the above, for loading at connect time. */
     public static final List<LuaScript> ALL = List.of(ACQUIRE, RENEW, RELEASE, READ, REGISTER, HEARTBEAT,
-            UNREGISTER, MEMBERS, MEMBER, SWEEP, FENCED_WRITE);
+            UNREGISTER, MEMBERS, MEMBER, SWEEP, FENCED_WRITE, FENCED_PUT, FENCED_REMOVE, APPEND_EVENT,
+            RECENT_EVENTS);
 
     private Scripts() {}
 }
