@@ -1,0 +1,393 @@
+package dev.baton.postgres;
+
+import dev.baton.core.NodeInfo;
+import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.ClusterEvent;
+import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedMapWrite;
+import dev.baton.core.store.FencedValue;
+import dev.baton.core.store.FencedWriteResult;
+import dev.baton.core.store.Lease;
+import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.MemberNotice;
+import dev.baton.core.store.StoreException;
+import dev.baton.core.store.Subscription;
+import dev.baton.postgres.internal.NoticePayload;
+import dev.baton.postgres.internal.NoticeRouter;
+import dev.baton.postgres.internal.PgEventLog;
+import dev.baton.postgres.internal.PgFailures;
+import dev.baton.postgres.internal.PgFenced;
+import dev.baton.postgres.internal.PgLeases;
+import dev.baton.postgres.internal.PgListener;
+import dev.baton.postgres.internal.PgRegistry;
+import dev.baton.postgres.internal.PgTarget;
+import dev.baton.postgres.internal.PgThreads;
+import dev.baton.postgres.internal.SchemaSetup;
+import dev.baton.postgres.internal.SqlRunner;
+import dev.baton.postgres.internal.Tables;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link CoordinationStore} on PostgreSQL 12 or later (seed 002's distributed controller, made safe): the lease is a
+ * row of {@code leader_lease} per group whose term the database assigns in the same statement that grants it, and
+ * every expiry is decided by the database's {@code now()}, never by comparing two machines' clocks.
+ *
+ * <p><b>Schema.</b> Tables live in one schema ({@code baton} by default): {@code leader_lease}, {@code cluster_nodes},
+ * {@code cluster_events}, {@code fenced_registers}, {@code fenced_maps} and {@code schema_version}. They are created
+ * at connect if missing ({@link PostgresStoreOptions#createSchema()}), from the script {@value #SCHEMA_RESOURCE} that
+ * ships in this jar; a schema newer than {@value #SCHEMA_VERSION} is refused.
+ *
+ * <p><b>Leases.</b> Acquire, renew and release are one statement each. The group's row is never deleted: a release
+ * clears the holder but keeps the term, so a grant is always the previous term + 1, for as long as the database
+ * keeps its data (restoring {@code leader_lease} from an older backup would re-issue terms: don't, or raise every
+ * term past the old maximum before starting nodes).
+ *
+ * <p><b>Notices and messages.</b> Lease and member notices and {@link #publish} messages are {@code NOTIFY}s on one
+ * channel named after the schema, sent in the transaction that made the change, so they go out only if it commits.
+ * One dedicated LISTEN connection per store (not from the pool) receives them and routes them to watchers; it
+ * reconnects by itself after it drops, and elections poll meanwhile. A NOTIFY payload holds less than 8000 bytes, so
+ * a message may be at most about 5900 bytes (base64 inside); larger ones fail with {@link StoreException}.
+ *
+ * <p><b>Failures.</b> Methods never block: they run on the store's own worker threads and complete their futures
+ * there. A call waits at most {@code connectTimeout} for a pooled connection and runs under PostgreSQL's
+ * {@code statement_timeout}; a server that does not answer at all is given up on shortly after that. Failures are
+ * {@link StoreException}s naming the problem ({@code cannot reach PostgreSQL at host:port},
+ * {@code authentication failed for user X}, …), timeouts {@link dev.baton.core.store.StoreTimeoutException}s;
+ * messages never contain the password.
+ *
+ * <p><b>Threads.</b> Each store owns a HikariCP pool of {@code poolSize} connections, as many worker threads, the
+ * pool's housekeeping thread and one LISTEN thread, all daemons named {@code baton-pg-<n>-…}; {@link #close()} stops
+ * them all and closes every connection. Notice and message handlers run on the LISTEN thread and must not block.
+ */
+public final class PostgresStore implements CoordinationStore {
+
+    /** The class-path location of the schema script, also applied by hand when {@code createSchema} is false. */
+    public static final String SCHEMA_RESOURCE = SchemaSetup.RESOURCE;
+
+    /** The schema version this store reads and writes. */
+    public static final int SCHEMA_VERSION = SchemaSetup.VERSION;
+
+    private static final Logger log = LoggerFactory.getLogger(PostgresStore.class);
+    private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
+
+    private final PostgresStoreOptions options;
+    private final String description;
+    private final Tables tables;
+    private final SqlRunner sql;
+    private final PgLeases leases;
+    private final PgRegistry registry;
+    private final PgFenced fenced;
+    private final PgEventLog events;
+    private final NoticeRouter router;
+    private final PgListener listener;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private PostgresStore(PostgresStoreOptions options, int storeId, Tables tables, SqlRunner sql) {
+        this.options = options;
+        this.description = options.describe();
+        this.tables = tables;
+        this.sql = sql;
+        this.leases = new PgLeases(sql, tables);
+        this.registry = new PgRegistry(sql, tables);
+        this.fenced = new PgFenced(sql, tables);
+        this.events = new PgEventLog(sql, tables, options.eventRetention());
+        this.router = new NoticeRouter();
+        this.listener = new PgListener(() -> openListenConnection(options), tables.channel(), router::dispatch,
+                options.listenReconnectInterval(), PgThreads.forRole(storeId, "listen"), sql.failures());
+        router.attach(listener);
+    }
+
+    /**
+     * Connects to {@code uri} ({@code postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME]}) with default
+     * options.
+     *
+     * @throws IllegalArgumentException if the URI is malformed (the message never quotes the password)
+     * @throws StoreException           if PostgreSQL cannot be reached or used
+     */
+    public static PostgresStore connect(String uri) {
+        return connect(PostgresStoreOptions.builder().uri(uri).build());
+    }
+
+    /**
+     * Opens the pool, checks that a connection can be made, and creates or checks the schema. Blocks for at most a
+     * few timeouts; this is the only blocking call of the store besides {@link #close()}.
+     *
+     * @throws StoreException naming the problem: {@code cannot reach PostgreSQL at host:port: …},
+     *                        {@code authentication failed for user X at host:port}, {@code database X does not exist},
+     *                        a missing table, or a schema version this code does not support
+     */
+    public static PostgresStore connect(PostgresStoreOptions options) {
+        int storeId = PgThreads.nextStoreId();
+        PgTarget target = options.target();
+        PgFailures failures = new PgFailures(options.describe(), target, options.statementTimeout(),
+                options.connectTimeout());
+        SqlRunner sql = SqlRunner.open(target, storeId, options.poolSize(), options.connectTimeout(),
+                options.statementTimeout(), options.applicationName(), failures);
+        Tables tables = new Tables(options.schema());
+        try {
+            SchemaSetup schema = new SchemaSetup(sql, tables);
+            if (options.createSchema()) {
+                schema.create();
+            } else {
+                schema.verify();
+            }
+        } catch (RuntimeException e) {
+            sql.close();
+            throw e;
+        }
+        log.debug("Connected to {}", options.describe());
+        return new PostgresStore(options, storeId, tables, sql);
+    }
+
+    // ------------------------------------------------------------------ leases
+
+    @Override
+    public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
+        return call("acquire", () -> leases.acquire(group, candidate, ttl));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
+        return call("renew", () -> leases.renew(group, nodeId, term, ttl));
+    }
+
+    /** Ends the lease but keeps the group's term in {@code leader_lease}; the notice goes out on commit. */
+    @Override
+    public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
+        return call("release", () -> leases.release(group, nodeId, term));
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> read(String group) {
+        return call("read lease", () -> leases.read(group));
+    }
+
+    /** Notices arrive on the LISTEN connection's thread; malformed ones are logged and dropped. */
+    @Override
+    public Subscription watch(String group, Consumer<LeaseNotice> watcher) {
+        return subscribe(NoticePayload.Kind.LEASE, group, "lease notice", LeaseNotice::decode, watcher);
+    }
+
+    // ------------------------------------------------------------------ registry
+
+    @Override
+    public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
+        return call("register", () -> registry.register(group, node, ttl));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
+        return call("heartbeat", () -> registry.heartbeat(group, nodeId, ttl));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> unregister(String group, String nodeId) {
+        return call("unregister", () -> registry.unregister(group, nodeId));
+    }
+
+    @Override
+    public CompletableFuture<List<NodeInfo>> members(String group) {
+        return call("list members", () -> registry.members(group));
+    }
+
+    @Override
+    public CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
+        return call("read member", () -> registry.member(group, nodeId));
+    }
+
+    @Override
+    public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
+        return call("read leader info", () -> registry.leaderInfo(group));
+    }
+
+    @Override
+    public CompletableFuture<List<String>> sweepExpired(String group) {
+        return call("sweep expired members", () -> registry.sweepExpired(group));
+    }
+
+    /** Notices arrive on the LISTEN connection's thread; malformed ones are logged and dropped. */
+    @Override
+    public Subscription watchMembers(String group, Consumer<MemberNotice> watcher) {
+        return subscribe(NoticePayload.Kind.MEMBER, group, "member notice", MemberNotice::decode, watcher);
+    }
+
+    // ------------------------------------------------------------------ fenced registers and maps
+
+    @Override
+    public CompletableFuture<FencedWriteResult> fencedWrite(String group, String register, String nodeId, long term,
+            byte[] value) {
+        return call("fenced write", () -> fenced.write(group, register, nodeId, term, value));
+    }
+
+    @Override
+    public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
+        return call("fenced read", () -> fenced.read(group, register));
+    }
+
+    @Override
+    public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId, long term,
+            byte[] value) {
+        return call("fenced put", () -> fenced.put(group, map, key, nodeId, term, value));
+    }
+
+    @Override
+    public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
+            long term) {
+        return call("fenced remove", () -> fenced.remove(group, map, key, nodeId, term));
+    }
+
+    @Override
+    public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
+        return call("read map entry", () -> fenced.get(group, map, key));
+    }
+
+    @Override
+    public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
+        return call("list map entries", () -> fenced.entries(group, map));
+    }
+
+    /**
+     * The guard for your own JDBC writes under this store's schema: see {@link PostgresFencing}. Use it with your
+     * application's connections, in the database that holds this store's schema.
+     */
+    public PostgresFencing fencing(String group) {
+        return PostgresFencing.forGroup(tables.schema(), group);
+    }
+
+    // ------------------------------------------------------------------ event log
+
+    @Override
+    public CompletableFuture<Void> appendEvent(String group, String nodeId, String type, Map<String, String> data) {
+        return call("append event", () -> events.append(group, nodeId, type, data));
+    }
+
+    @Override
+    public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
+        return call("read events", () -> events.recent(group, limit));
+    }
+
+    // ------------------------------------------------------------------ messaging
+
+    /**
+     * Sends {@code message} with {@code pg_notify} on the schema's channel; completes with -1, since PostgreSQL does
+     * not say how many listeners received it.
+     *
+     * <p>Fails with {@link StoreException} if the payload ({@code message <n>:<channel> <base64>}) would reach
+     * PostgreSQL's limit of 8000 bytes: about 5900 bytes of message for a short channel name.
+     */
+    @Override
+    public CompletableFuture<Long> publish(String channel, byte[] message) {
+        String payload = NoticePayload.message(channel, message).encode();
+        int size = NoticePayload.byteLength(payload);
+        if (size > NoticePayload.MAX_BYTES) {
+            return CompletableFuture.failedFuture(new StoreException("publish to " + channel + " on " + description
+                    + " failed: a message of " + message.length + " bytes makes a NOTIFY payload of " + size
+                    + " bytes (base64 plus channel name), over PostgreSQL's limit of " + NoticePayload.MAX_BYTES
+                    + " bytes; send large data through a table and publish its key instead"));
+        }
+        return call("publish", () -> sql.submit("publish to " + channel, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+                ps.setString(1, tables.channel());
+                ps.setString(2, payload);
+                ps.executeQuery().close();
+            }
+            return -1L;
+        }));
+    }
+
+    /** Messages arrive on the LISTEN connection's thread, in the order their transactions committed. */
+    @Override
+    public Subscription subscribe(String channel, Consumer<byte[]> handler) {
+        return router.subscribe(NoticePayload.Kind.MESSAGE, channel, payload -> {
+            byte[] bytes;
+            try {
+                bytes = payload.messageBytes();
+            } catch (IllegalArgumentException e) {
+                log.warn("Dropping a message on {} that is not base64", channel);
+                return;
+            }
+            handler.accept(bytes);
+        });
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    /** {@code postgresql://user@host:port/db?schema=name}, without the password. */
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    /**
+     * Stops the LISTEN thread, fails calls still queued, closes every connection and stops every thread of the
+     * store. Idempotent; blocks up to a few seconds.
+     */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            try {
+                router.close();
+                listener.close();
+            } finally {
+                sql.close();
+            }
+            log.debug("Closed {}", description);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PostgresStore{" + description + "}";
+    }
+
+    private <T> CompletableFuture<T> call(String operation, Supplier<CompletableFuture<T>> body) {
+        if (closed.get()) {
+            return CompletableFuture.failedFuture(new StoreException(operation + " on " + description
+                    + " failed: the store is closed"));
+        }
+        return body.get();
+    }
+
+    private <T> Subscription subscribe(NoticePayload.Kind kind, String group, String what,
+            Function<String, T> decoder, Consumer<T> watcher) {
+        return router.subscribe(kind, group, payload -> {
+            T notice;
+            try {
+                notice = decoder.apply(payload.body());
+            } catch (IllegalArgumentException e) {
+                log.warn("Dropping malformed {}: {}", what, e.getMessage());
+                return;
+            }
+            watcher.accept(notice);
+        });
+    }
+
+    private static Connection openListenConnection(PostgresStoreOptions options) throws SQLException {
+        PgTarget target = options.target();
+        Properties props = target.driverProperties();
+        SqlRunner.driverProperties(options.connectTimeout(), options.statementTimeout()).forEach(props::setProperty);
+        props.setProperty("ApplicationName", options.applicationName() + ":listen");
+        Connection connection = DRIVER.connect(target.jdbcUrl(), props);
+        if (connection == null) {
+            throw new SQLException("pgjdbc did not accept " + target.jdbcUrl());
+        }
+        connection.setNetworkTimeout(Runnable::run,
+                (int) options.statementTimeout().plus(PgFailures.networkSlack()).toMillis());
+        return connection;
+    }
+}

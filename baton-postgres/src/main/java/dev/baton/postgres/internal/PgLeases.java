@@ -1,0 +1,144 @@
+package dev.baton.postgres.internal;
+
+import dev.baton.core.NodeInfo;
+import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.Lease;
+import dev.baton.core.store.LeaseNotice;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The lease operations on {@code leader_lease} (DESIGN §3), each one SQL statement, so each is atomic on its own,
+ * and each decides expiry by the database's {@code now()} only.
+ *
+ * <p>The group's row is never deleted: a release clears {@code leader_id} and ends {@code expires_at} but keeps
+ * {@code term}, so every grant is {@code term + 1} of the row's current term, computed by the database in the same
+ * statement that takes the lease. Concurrent acquires queue on the row lock; PostgreSQL re-evaluates the condition
+ * on the newest row version, so exactly one of them wins.
+ */
+public final class PgLeases {
+
+    private final SqlRunner sql;
+    private final Tables tables;
+    private final String acquire;
+    private final String renew;
+    private final String release;
+    private final String read;
+
+    public PgLeases(SqlRunner sql, Tables tables) {
+        this.sql = sql;
+        this.tables = tables;
+        // "free": no holder, an expired lease, or the candidate's own (it may take it again, under a new term).
+        // The no-op branch of the update (the lease is not free) still returns the row, so one statement answers
+        // both Granted and Denied with the current holder, as of the row lock, not of an older snapshot.
+        String free = "(l.leader_id IS NULL OR l.expires_at IS NULL OR l.expires_at <= now() "
+                + "OR l.leader_id = excluded.leader_id)";
+        this.acquire = "WITH p AS (SELECT CAST(? AS text) AS grp, CAST(? AS text) AS id, CAST(? AS bigint) AS ttl_ms, "
+                + "CAST(? AS text) AS channel_name, CAST(? AS text) AS channel, CAST(? AS text) AS notice_prefix, "
+                + NodeColumns.PARAMS + "), "
+                + "up AS (INSERT INTO " + tables.leaderLease() + " AS l (group_name, leader_id, term, acquired_at, "
+                + "expires_at, renewed_at, hostname, api_url, leader_info) "
+                + "SELECT p.grp, p.id, 1, now(), now() + p.ttl_ms * interval '1 millisecond', now(), p.hostname, "
+                + "p.api, " + NodeColumns.LEADER_INFO_JSON + " FROM p "
+                + "ON CONFLICT (group_name) DO UPDATE SET "
+                + "leader_id = CASE WHEN " + free + " THEN excluded.leader_id ELSE l.leader_id END, "
+                + "term = CASE WHEN " + free + " THEN l.term + 1 ELSE l.term END, "
+                + "acquired_at = CASE WHEN " + free + " THEN excluded.acquired_at ELSE l.acquired_at END, "
+                + "expires_at = CASE WHEN " + free + " THEN excluded.expires_at ELSE l.expires_at END, "
+                + "renewed_at = CASE WHEN " + free + " THEN excluded.renewed_at ELSE l.renewed_at END, "
+                + "hostname = CASE WHEN " + free + " THEN excluded.hostname ELSE l.hostname END, "
+                + "api_url = CASE WHEN " + free + " THEN excluded.api_url ELSE l.api_url END, "
+                + "leader_info = CASE WHEN " + free + " THEN excluded.leader_info ELSE l.leader_info END "
+                + "RETURNING l.leader_id, l.term, l.expires_at) "
+                + "SELECT up.leader_id = p.id AS granted, up.leader_id, up.term, "
+                + "CAST(extract(epoch FROM up.expires_at - clock_timestamp()) * 1000000 AS bigint) AS remaining_us, "
+                + "CASE WHEN up.leader_id = p.id "
+                + "THEN pg_notify(p.channel, p.notice_prefix || up.term || ' ' || p.id) END AS notified "
+                + "FROM up, p";
+        this.renew = "UPDATE " + tables.leaderLease() + " SET expires_at = now() + CAST(? AS bigint) * interval "
+                + "'1 millisecond', renewed_at = now() "
+                + "WHERE group_name = ? AND leader_id = ? AND term = ? AND expires_at > now()";
+        this.release = "WITH r AS (UPDATE " + tables.leaderLease() + " SET leader_id = NULL, expires_at = now(), "
+                + "leader_info = NULL WHERE group_name = ? AND leader_id = ? AND term = ? AND expires_at > now() "
+                + "RETURNING term) SELECT pg_notify(?, ?) FROM r";
+        this.read = "SELECT leader_id, term, "
+                + "CAST(extract(epoch FROM expires_at - now()) * 1000000 AS bigint) AS remaining_us "
+                + "FROM " + tables.leaderLease() + " WHERE group_name = ? AND leader_id IS NOT NULL "
+                + "AND expires_at > now()";
+    }
+
+    /** See {@link dev.baton.core.store.LeaseStore#acquire}. */
+    public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
+        String prefix = NoticePayload.prefix(NoticePayload.Kind.LEASE, group)
+                + LeaseNotice.Kind.ACQUIRED.name().toLowerCase(java.util.Locale.ROOT) + " ";
+        return sql.submit("acquire", c -> {
+            try (PreparedStatement ps = c.prepareStatement(acquire)) {
+                NodeColumns.bind(Params.of(ps).text(group).text(candidate.id()).bigint(millis(ttl))
+                        .text(candidate.channelName()).text(tables.channel()).text(prefix), candidate);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        throw new SQLException("acquire returned no row");
+                    }
+                    long term = rs.getLong("term");
+                    if (rs.getBoolean("granted")) {
+                        return new AcquireResult.Granted(term);
+                    }
+                    return new AcquireResult.Denied(new Lease(rs.getString("leader_id"), term,
+                            remaining(rs.getLong("remaining_us"))));
+                }
+            }
+        });
+    }
+
+    /** See {@link dev.baton.core.store.LeaseStore#renew}. */
+    public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
+        return sql.submit("renew", c -> {
+            try (PreparedStatement ps = c.prepareStatement(renew)) {
+                Params.of(ps).bigint(millis(ttl)).text(group).text(nodeId).bigint(term);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /** See {@link dev.baton.core.store.LeaseStore#release}; the notice goes out when the update commits. */
+    public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
+        String notice = NoticePayload.prefix(NoticePayload.Kind.LEASE, group)
+                + new LeaseNotice(LeaseNotice.Kind.RELEASED, nodeId, term).encode();
+        return sql.submit("release", c -> {
+            try (PreparedStatement ps = c.prepareStatement(release)) {
+                Params.of(ps).text(group).text(nodeId).bigint(term).text(tables.channel()).text(notice);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+        });
+    }
+
+    /** See {@link dev.baton.core.store.LeaseStore#read}. */
+    public CompletableFuture<Optional<Lease>> read(String group) {
+        return sql.submit("read lease", c -> {
+            try (PreparedStatement ps = c.prepareStatement(read)) {
+                Params.of(ps).text(group);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        return Optional.empty();
+                    }
+                    return Optional.of(new Lease(rs.getString("leader_id"), rs.getLong("term"),
+                            remaining(rs.getLong("remaining_us"))));
+                }
+            }
+        });
+    }
+
+    static long millis(Duration ttl) {
+        return Math.max(1, ttl.toMillis());
+    }
+
+    private static Duration remaining(long micros) {
+        return Duration.ofNanos(Math.max(0, micros) * 1000);
+    }
+}

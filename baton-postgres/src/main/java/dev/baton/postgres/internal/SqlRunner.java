@@ -1,0 +1,219 @@
+package dev.baton.postgres.internal;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.core.store.StoreException;
+import dev.baton.core.store.StoreTimeoutException;
+import dev.baton.core.time.Clock;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a store's statements: a small HikariCP pool and as many daemon threads ({@code baton-pg-<n>-io-<k>}), so
+ * JDBC's blocking calls never run on the caller's thread. Each call borrows a connection, runs, and completes its
+ * future from the worker thread.
+ *
+ * <p><b>Nothing hangs past its timeouts.</b> Borrowing waits at most {@code connectTimeout} (HikariCP's
+ * {@code connectionTimeout}); every statement runs under PostgreSQL's {@code statement_timeout}; and since a server
+ * that is paused or cut off enforces nothing, each borrowed connection also gets a network timeout of
+ * {@code statementTimeout} plus {@link PgFailures#networkSlack()}, after which the socket read fails and the
+ * connection is discarded. A call that waited in the queue longer than all of that together is failed without
+ * running: its caller gave up long ago, and running it late (an acquire, say) would only do harm.
+ */
+public final class SqlRunner implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SqlRunner.class);
+
+    /** One unit of JDBC work on a borrowed connection (autocommit on, unless the work changes it). */
+    @FunctionalInterface
+    public interface Work<T> {
+        T run(Connection connection) throws SQLException;
+    }
+
+    private final HikariDataSource pool;
+    private final ThreadPoolExecutor workers;
+    private final PgFailures failures;
+    private final Clock clock = Clock.system();
+    private final int networkTimeoutMillis;
+    private final long staleAfterNanos;
+    private volatile boolean closed;
+
+    private SqlRunner(HikariDataSource pool, ThreadPoolExecutor workers, PgFailures failures,
+            Duration statementTimeout, Duration connectTimeout) {
+        this.pool = pool;
+        this.workers = workers;
+        this.failures = failures;
+        this.networkTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
+                statementTimeout.plus(PgFailures.networkSlack()).toMillis());
+        this.staleAfterNanos = connectTimeout.plus(statementTimeout).plus(PgFailures.networkSlack()).toNanos();
+    }
+
+    /**
+     * Opens the pool and checks that one connection can be made.
+     *
+     * @throws StoreException naming the server and why it could not be used (unreachable, authentication, database)
+     */
+    public static SqlRunner open(PgTarget target, int storeId, int poolSize, Duration connectTimeout,
+            Duration statementTimeout, String applicationName, PgFailures failures) {
+        HikariConfig config = new HikariConfig();
+        config.setPoolName(PgThreads.PREFIX + storeId);
+        config.setJdbcUrl(target.jdbcUrl());
+        config.setUsername(target.user());
+        config.setPassword(target.password());
+        target.properties().forEach(config::addDataSourceProperty);
+        driverProperties(connectTimeout, statementTimeout).forEach(config::addDataSourceProperty);
+        config.addDataSourceProperty("ApplicationName", applicationName);
+        config.setConnectionInitSql("SET statement_timeout = " + statementTimeout.toMillis());
+        config.setMaximumPoolSize(poolSize);
+        config.setMinimumIdle(1);
+        config.setConnectionTimeout(connectTimeout.toMillis());
+        config.setValidationTimeout(Math.max(250, connectTimeout.toMillis() / 2));
+        config.setInitializationFailTimeout(connectTimeout.toMillis());
+        config.setThreadFactory(PgThreads.forRole(storeId, "pool"));
+        config.setAutoCommit(true);
+        HikariDataSource pool;
+        try {
+            pool = new HikariDataSource(config);
+        } catch (RuntimeException e) {
+            String problem = failures.connectionProblem(e);
+            throw new StoreException(problem != null ? problem
+                    : "cannot connect to " + failures.target() + ": " + PgFailures.shortReason(e), e);
+        }
+        ThreadPoolExecutor workers = new ThreadPoolExecutor(poolSize, poolSize, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), PgThreads.forRole(storeId, "io"));
+        workers.allowCoreThreadTimeOut(true);
+        return new SqlRunner(pool, workers, failures, statementTimeout, connectTimeout);
+    }
+
+    /**
+     * pgjdbc's socket timeouts, in whole seconds (its unit), rounded up: {@code connectTimeout} for the TCP connect and
+     * {@code socketTimeout} for every read, login included, so a paused server cannot hold a connection attempt
+     * forever. (pgjdbc's {@code loginTimeout} is not used: it would start a thread per connection attempt.)
+     */
+    public static java.util.Map<String, String> driverProperties(Duration connectTimeout, Duration statementTimeout) {
+        return java.util.Map.of("connectTimeout", Long.toString(seconds(connectTimeout)),
+                "socketTimeout", Long.toString(seconds(statementTimeout.plus(PgFailures.networkSlack()))),
+                "tcpKeepAlive", "true");
+    }
+
+    private static long seconds(Duration duration) {
+        return Math.max(1, (duration.toMillis() + 999) / 1000);
+    }
+
+    /** Runs {@code work} on a worker thread; the future fails with the contract's exceptions. Never blocks. */
+    public <T> CompletableFuture<T> submit(String operation, Work<T> work) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        if (closed) {
+            result.completeExceptionally(closedException(operation));
+            return result;
+        }
+        try {
+            workers.execute(new Task<>(operation, work, result, clock.nanoTime()));
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(closedException(operation));
+        }
+        return result;
+    }
+
+    /** Runs {@code work} on the calling thread: for start-up, which is allowed to block. */
+    public <T> T runNow(String operation, Work<T> work) {
+        try (Connection connection = pool.getConnection()) {
+            connection.setNetworkTimeout(Runnable::run, networkTimeoutMillis);
+            return work.run(connection);
+        } catch (SQLException | RuntimeException e) {
+            throw failures.translate(operation, e);
+        }
+    }
+
+    /** The pool, for {@code PostgresFencing} users who let the store lend them connections. */
+    public DataSource dataSource() {
+        return pool;
+    }
+
+    public PgFailures failures() {
+        return failures;
+    }
+
+    /**
+     * Fails calls still queued, aborts statements in flight (by closing the pool, which aborts borrowed
+     * connections) and waits for the workers to finish. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<Runnable> pending = workers.shutdownNow();
+        for (Runnable task : pending) {
+            if (task instanceof Task<?> queued) {
+                queued.abandon();
+            }
+        }
+        try {
+            pool.close();
+        } catch (RuntimeException e) {
+            log.debug("Closing the pool of {} failed: {}", failures.target(), e.toString());
+        }
+        try {
+            if (!workers.awaitTermination(networkTimeoutMillis, TimeUnit.MILLISECONDS)) {
+                log.warn("Statement threads of {} did not stop within {} ms", failures.target(),
+                        networkTimeoutMillis);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private StoreException closedException(String operation) {
+        return new StoreException(operation + " on " + failures.target() + " failed: the store is closed");
+    }
+
+    private final class Task<T> implements Runnable {
+        private final String operation;
+        private final Work<T> work;
+        private final CompletableFuture<T> result;
+        private final long queuedAt;
+
+        Task(String operation, Work<T> work, CompletableFuture<T> result, long queuedAt) {
+            this.operation = operation;
+            this.work = work;
+            this.result = result;
+            this.queuedAt = queuedAt;
+        }
+
+        @Override
+        public void run() {
+            long waited = clock.nanoTime() - queuedAt;
+            if (waited > staleAfterNanos) {
+                result.completeExceptionally(new StoreTimeoutException(operation + " on " + failures.target()
+                        + " was not started: it waited " + TimeUnit.NANOSECONDS.toMillis(waited)
+                        + " ms for a free connection"));
+                return;
+            }
+            T value;
+            try (Connection connection = pool.getConnection()) {
+                connection.setNetworkTimeout(Runnable::run, networkTimeoutMillis);
+                value = work.run(connection);
+            } catch (SQLException | RuntimeException e) {
+                result.completeExceptionally(closed ? closedException(operation) : failures.translate(operation, e));
+                return;
+            }
+            result.complete(value);
+        }
+
+        void abandon() {
+            result.completeExceptionally(closedException(operation));
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package dev.baton.postgres.internal;
+
+/**
+ * The schema-qualified names of Baton's tables and the NOTIFY channel, for one schema. The schema name is validated
+ * by the options (lower-case letters, digits, underscores) and quoted all the same.
+ */
+public final class Tables {
+
+    /** Every table of schema version 1, in the order the verification reports them. */
+    public static final java.util.List<String> ALL = java.util.List.of("schema_version", "leader_lease",
+            "cluster_nodes", "cluster_events", "fenced_registers", "fenced_maps");
+
+    private final String schema;
+    private final String quoted;
+
+    public Tables(String schema) {
+        this.schema = schema;
+        this.quoted = quoteIdentifier(schema);
+    }
+
+    /** The schema name, unquoted. */
+    public String schema() {
+        return schema;
+    }
+
+    /** The NOTIFY channel of the schema: the schema's own name. */
+    public String channel() {
+        return schema;
+    }
+
+    public String schemaVersion() {
+        return quoted + ".schema_version";
+    }
+
+    public String leaderLease() {
+        return quoted + ".leader_lease";
+    }
+
+    public String clusterNodes() {
+        return quoted + ".cluster_nodes";
+    }
+
+    public String clusterEvents() {
+        return quoted + ".cluster_events";
+    }
+
+    public String fencedRegisters() {
+        return quoted + ".fenced_registers";
+    }
+
+    public String fencedMaps() {
+        return quoted + ".fenced_maps";
+    }
+
+    /** {@code "name"}, with inner quotes doubled. */
+    public static String quoteIdentifier(String name) {
+        return "\"" + name.replace("\"", "\"\"") + "\"";
+    }
+
+    /** {@code 'text'}, with inner quotes doubled (standard_conforming_strings is on since PostgreSQL 9.1). */
+    public static String quoteLiteral(String text) {
+        return "'" + text.replace("'", "''") + "'";
+    }
+}
