@@ -443,7 +443,7 @@
     setText('leader-term', String(Number(s.term) || 0));
     setText('cluster-size', String(Number(s.cluster_size) || 0));
     setText('cluster-ready', s.cluster_ready ? 'ready: a leader is known and the backend answers' : 'not ready');
-    renderPart('leader-url', {url: s.leader_url || null, leader: leader}, (d) => {
+    renderPart('leader-url', {url: leader ? s.leader_url || null : null, leader: leader}, (d) => {
       const target = $('leader-url');
       if (d.url) {
         target.replaceChildren('API ', link(d.url, d.url));
