@@ -14,6 +14,7 @@ import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.postgres.internal.NoticePayload;
 import dev.baton.postgres.internal.NoticeRouter;
+import dev.baton.postgres.internal.PgDataSource;
 import dev.baton.postgres.internal.PgEventLog;
 import dev.baton.postgres.internal.PgFailures;
 import dev.baton.postgres.internal.PgFenced;
@@ -27,12 +28,10 @@ import dev.baton.postgres.internal.SqlRunner;
 import dev.baton.postgres.internal.Tables;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -83,7 +82,6 @@ public final class PostgresStore implements CoordinationStore {
     public static final int SCHEMA_VERSION = SchemaSetup.VERSION;
 
     private static final Logger log = LoggerFactory.getLogger(PostgresStore.class);
-    private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
 
     private final PostgresStoreOptions options;
     private final String description;
@@ -95,6 +93,7 @@ public final class PostgresStore implements CoordinationStore {
     private final PgEventLog events;
     private final NoticeRouter router;
     private final PgListener listener;
+    private final PgDataSource listenConnections;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private PostgresStore(PostgresStoreOptions options, int storeId, Tables tables, SqlRunner sql) {
@@ -107,7 +106,10 @@ public final class PostgresStore implements CoordinationStore {
         this.fenced = new PgFenced(sql, tables);
         this.events = new PgEventLog(sql, tables, options.eventRetention());
         this.router = new NoticeRouter();
-        this.listener = new PgListener(() -> openListenConnection(options), tables.channel(), router::dispatch,
+        this.listenConnections = PgDataSource.of(options.target(), options.connectTimeout(),
+                options.statementTimeout(), options.applicationName() + ":listen");
+        this.listener = new PgListener(listenConnector(listenConnections, options), tables.channel(),
+                router::dispatch,
                 options.listenReconnectInterval(), PgThreads.forRole(storeId, "listen"), sql.failures());
         router.attach(listener);
     }
@@ -343,6 +345,7 @@ public final class PostgresStore implements CoordinationStore {
             try {
                 router.close();
                 listener.close();
+                listenConnections.close();
             } finally {
                 sql.close();
             }
@@ -377,17 +380,12 @@ public final class PostgresStore implements CoordinationStore {
         });
     }
 
-    private static Connection openListenConnection(PostgresStoreOptions options) throws SQLException {
-        PgTarget target = options.target();
-        Properties props = target.driverProperties();
-        SqlRunner.driverProperties(options.connectTimeout(), options.statementTimeout()).forEach(props::setProperty);
-        props.setProperty("ApplicationName", options.applicationName() + ":listen");
-        Connection connection = DRIVER.connect(target.jdbcUrl(), props);
-        if (connection == null) {
-            throw new SQLException("pgjdbc did not accept " + target.jdbcUrl());
-        }
-        connection.setNetworkTimeout(Runnable::run,
-                (int) options.statementTimeout().plus(PgFailures.networkSlack()).toMillis());
-        return connection;
+    private static PgListener.Connector listenConnector(PgDataSource connections, PostgresStoreOptions options) {
+        int networkTimeout = (int) options.statementTimeout().plus(PgFailures.networkSlack()).toMillis();
+        return () -> {
+            Connection connection = connections.getConnection();
+            connection.setNetworkTimeout(Runnable::run, networkTimeout);
+            return connection;
+        };
     }
 }

@@ -93,8 +93,12 @@ public final class PgFailures {
         if ("3D000".equals(state)) {
             return "database " + where.database() + " does not exist at " + where.authority();
         }
-        if ("57P03".equals(state) || "57P01".equals(state) || "57P02".equals(state)) {
+        if ("57P03".equals(state)) {
             return "PostgreSQL at " + where.authority() + " is not accepting connections (" + shortReason(sql) + ")";
+        }
+        if ("57P01".equals(state) || "57P02".equals(state)) {
+            // Shutdown, crash restart, or pg_terminate_backend: the server ended this connection.
+            return "PostgreSQL at " + where.authority() + " closed the connection (" + shortReason(sql) + ")";
         }
         if (find(error, ConnectException.class) != null || find(error, NoRouteToHostException.class) != null
                 || find(error, UnknownHostException.class) != null || "08001".equals(state)

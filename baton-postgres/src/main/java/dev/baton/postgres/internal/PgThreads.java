@@ -16,6 +16,7 @@ public final class PgThreads implements ThreadFactory {
 
     private final String prefix;
     private final AtomicInteger count = new AtomicInteger();
+    private final java.util.List<Thread> created = new java.util.ArrayList<>();
 
     private PgThreads(String prefix) {
         this.prefix = prefix;
@@ -35,6 +36,30 @@ public final class PgThreads implements ThreadFactory {
     public Thread newThread(Runnable runnable) {
         Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
         thread.setDaemon(true);
+        synchronized (created) {
+            created.removeIf(t -> t.getState() == Thread.State.TERMINATED);
+            created.add(thread);
+        }
         return thread;
+    }
+
+    /**
+     * Waits until every thread made by this factory has ended, at most {@code timeout} in all: for a close that
+     * should leave no thread behind once it returns. False if some still run.
+     */
+    public boolean awaitTermination(java.time.Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        java.util.List<Thread> threads;
+        synchronized (created) {
+            threads = new java.util.ArrayList<>(created);
+        }
+        for (Thread thread : threads) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                break;
+            }
+            java.util.concurrent.TimeUnit.NANOSECONDS.timedJoin(thread, left);
+        }
+        return threads.stream().noneMatch(Thread::isAlive);
     }
 }

@@ -41,6 +41,9 @@ public final class SqlRunner implements AutoCloseable {
     }
 
     private final HikariDataSource pool;
+    private final PgDataSource connections;
+    private final List<PgThreads> threads;
+    private final Duration closeWait;
     private final ThreadPoolExecutor workers;
     private final PgFailures failures;
     private final Clock clock = Clock.system();
@@ -48,9 +51,12 @@ public final class SqlRunner implements AutoCloseable {
     private final long staleAfterNanos;
     private volatile boolean closed;
 
-    private SqlRunner(HikariDataSource pool, ThreadPoolExecutor workers, PgFailures failures,
-            Duration statementTimeout, Duration connectTimeout) {
+    private SqlRunner(HikariDataSource pool, PgDataSource connections, List<PgThreads> threads,
+            ThreadPoolExecutor workers, PgFailures failures, Duration statementTimeout, Duration connectTimeout) {
         this.pool = pool;
+        this.connections = connections;
+        this.threads = threads;
+        this.closeWait = connectTimeout.plus(statementTimeout).plus(PgFailures.networkSlack());
         this.workers = workers;
         this.failures = failures;
         this.networkTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
@@ -65,49 +71,35 @@ public final class SqlRunner implements AutoCloseable {
      */
     public static SqlRunner open(PgTarget target, int storeId, int poolSize, Duration connectTimeout,
             Duration statementTimeout, String applicationName, PgFailures failures) {
+        PgDataSource connections = PgDataSource.of(target, connectTimeout, statementTimeout, applicationName);
         HikariConfig config = new HikariConfig();
         config.setPoolName(PgThreads.PREFIX + storeId);
-        config.setJdbcUrl(target.jdbcUrl());
-        config.setUsername(target.user());
-        config.setPassword(target.password());
-        target.properties().forEach(config::addDataSourceProperty);
-        driverProperties(connectTimeout, statementTimeout).forEach(config::addDataSourceProperty);
-        config.addDataSourceProperty("ApplicationName", applicationName);
+        config.setDataSource(connections);
         config.setConnectionInitSql("SET statement_timeout = " + statementTimeout.toMillis());
         config.setMaximumPoolSize(poolSize);
         config.setMinimumIdle(1);
         config.setConnectionTimeout(connectTimeout.toMillis());
         config.setValidationTimeout(Math.max(250, connectTimeout.toMillis() / 2));
-        config.setInitializationFailTimeout(connectTimeout.toMillis());
-        config.setThreadFactory(PgThreads.forRole(storeId, "pool"));
+        // One attempt: connect() reports an unreachable server or a wrong password now, not after retries.
+        config.setInitializationFailTimeout(1);
+        PgThreads poolThreads = PgThreads.forRole(storeId, "pool");
+        config.setThreadFactory(poolThreads);
         config.setAutoCommit(true);
         HikariDataSource pool;
         try {
             pool = new HikariDataSource(config);
         } catch (RuntimeException e) {
+            connections.close();
             String problem = failures.connectionProblem(e);
             throw new StoreException(problem != null ? problem
                     : "cannot connect to " + failures.target() + ": " + PgFailures.shortReason(e), e);
         }
+        PgThreads workerThreads = PgThreads.forRole(storeId, "io");
         ThreadPoolExecutor workers = new ThreadPoolExecutor(poolSize, poolSize, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), PgThreads.forRole(storeId, "io"));
+                new LinkedBlockingQueue<>(), workerThreads);
         workers.allowCoreThreadTimeOut(true);
-        return new SqlRunner(pool, workers, failures, statementTimeout, connectTimeout);
-    }
-
-    /**
-     * pgjdbc's socket timeouts, in whole seconds (its unit), rounded up: {@code connectTimeout} for the TCP connect and
-     * {@code socketTimeout} for every read, login included, so a paused server cannot hold a connection attempt
-     * forever. (pgjdbc's {@code loginTimeout} is not used: it would start a thread per connection attempt.)
-     */
-    public static java.util.Map<String, String> driverProperties(Duration connectTimeout, Duration statementTimeout) {
-        return java.util.Map.of("connectTimeout", Long.toString(seconds(connectTimeout)),
-                "socketTimeout", Long.toString(seconds(statementTimeout.plus(PgFailures.networkSlack()))),
-                "tcpKeepAlive", "true");
-    }
-
-    private static long seconds(Duration duration) {
-        return Math.max(1, (duration.toMillis() + 999) / 1000);
+        return new SqlRunner(pool, connections, List.of(poolThreads, workerThreads), workers, failures,
+                statementTimeout, connectTimeout);
     }
 
     /** Runs {@code work} on a worker thread; the future fails with the contract's exceptions. Never blocks. */
@@ -164,11 +156,17 @@ public final class SqlRunner implements AutoCloseable {
             pool.close();
         } catch (RuntimeException e) {
             log.debug("Closing the pool of {} failed: {}", failures.target(), e.toString());
+        } finally {
+            connections.close();
         }
         try {
-            if (!workers.awaitTermination(networkTimeoutMillis, TimeUnit.MILLISECONDS)) {
-                log.warn("Statement threads of {} did not stop within {} ms", failures.target(),
-                        networkTimeoutMillis);
+            // HikariCP stops its threads without waiting for them; one may still be finishing a connection attempt.
+            boolean stopped = workers.awaitTermination(closeWait.toMillis(), TimeUnit.MILLISECONDS);
+            for (PgThreads factory : threads) {
+                stopped &= factory.awaitTermination(closeWait);
+            }
+            if (!stopped) {
+                log.warn("Threads of {} did not stop within {} ms", failures.target(), closeWait.toMillis());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

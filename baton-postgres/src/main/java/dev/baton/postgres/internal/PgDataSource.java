@@ -1,0 +1,150 @@
+package dev.baton.postgres.internal;
+
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * Where the pool gets its connections: pgjdbc's driver with the store's properties, and a record of every connection
+ * handed out, so that {@link #close()} can close whatever the pool still holds.
+ *
+ * <p>That matters when the store is closed while the database hangs: HikariCP may then be half-way through opening
+ * a connection on its own thread, which succeeds once the database answers again, after the pool has shut down, and
+ * would stay open for the life of the JVM. A connection that finishes opening after {@link #close()} is closed at
+ * once instead.
+ */
+public final class PgDataSource implements DataSource {
+
+    private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
+
+    private final String url;
+    private final Properties properties;
+    private final Set<Connection> opened = ConcurrentHashMap.newKeySet();
+    private boolean closed;
+
+    private PgDataSource(String url, Properties properties) {
+        this.url = url;
+        this.properties = properties;
+    }
+
+    /**
+     * Connections to {@code target} as {@code applicationName}, with pgjdbc's socket timeouts set so that no connect,
+     * login or read waits forever: {@code connectTimeout} for the TCP connect, {@code statementTimeout} plus
+     * {@link PgFailures#networkSlack()} for every read, login included (whole seconds, pgjdbc's unit, rounded up).
+     * pgjdbc's {@code loginTimeout} is not used: it would start a thread per connection attempt.
+     */
+    public static PgDataSource of(PgTarget target, Duration connectTimeout, Duration statementTimeout,
+            String applicationName) {
+        Properties props = target.driverProperties();
+        props.setProperty("connectTimeout", Long.toString(seconds(connectTimeout)));
+        props.setProperty("socketTimeout", Long.toString(seconds(statementTimeout.plus(PgFailures.networkSlack()))));
+        props.setProperty("tcpKeepAlive", "true");
+        props.setProperty("ApplicationName", applicationName);
+        return new PgDataSource(target.jdbcUrl(), props);
+    }
+
+    private static long seconds(Duration duration) {
+        return Math.max(1, (duration.toMillis() + 999) / 1000);
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        Connection connection = DRIVER.connect(url, properties);
+        if (connection == null) {
+            throw new SQLException("pgjdbc does not accept " + url);
+        }
+        synchronized (this) {
+            if (!closed) {
+                opened.removeIf(PgDataSource::isClosed);
+                opened.add(connection);
+                return connection;
+            }
+        }
+        abort(connection);
+        throw new SQLException("the store was closed while this connection was being opened");
+    }
+
+    /** Closes every connection handed out that is still open, and every one that finishes opening later. */
+    public void close() {
+        List<Connection> open;
+        synchronized (this) {
+            closed = true;
+            open = new ArrayList<>(opened);
+            opened.clear();
+        }
+        open.forEach(PgDataSource::abort);
+    }
+
+    private static boolean isClosed(Connection connection) {
+        try {
+            return connection.isClosed();
+        } catch (SQLException e) {
+            return true;
+        }
+    }
+
+    private static void abort(Connection connection) {
+        try {
+            connection.abort(Runnable::run);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // Nothing more to do: the socket is gone either way.
+            }
+        }
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        throw new SQLFeatureNotSupportedException("the store's credentials are fixed");
+    }
+
+    @Override
+    public PrintWriter getLogWriter() {
+        return null;
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) {
+        // pgjdbc logs through java.util.logging; nothing to set.
+    }
+
+    /** Ignored: pgjdbc's {@code connectTimeout} and {@code socketTimeout} bound a connection attempt instead. */
+    @Override
+    public void setLoginTimeout(int seconds) {
+        // See the comment above.
+    }
+
+    @Override
+    public int getLoginTimeout() {
+        return 0;
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        throw new SQLFeatureNotSupportedException();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) throws SQLException {
+        if (type.isInstance(this)) {
+            return type.cast(this);
+        }
+        throw new SQLException("not a wrapper for " + type.getName());
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> type) {
+        return type.isInstance(this);
+    }
+}

@@ -1,0 +1,107 @@
+package dev.baton.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.core.NodeInfo;
+import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.StoreException;
+import dev.baton.core.store.Subscription;
+import dev.baton.testkit.PostgresServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The dedicated LISTEN connection comes back by itself after it drops, and notices flow again. */
+class PostgresListenTest {
+
+    private static final AtomicInteger APPS = new AtomicInteger();
+
+    private static PostgresServer postgres;
+
+    @BeforeAll
+    static void startPostgres() {
+        postgres = PostgresServer.start();
+    }
+
+    @AfterAll
+    static void stopPostgres() {
+        postgres.close();
+    }
+
+    private static Object listenPid(String app) {
+        return RawPostgres.value(postgres, "SELECT pid FROM pg_stat_activity WHERE application_name = ?",
+                app + ":listen");
+    }
+
+    private static PostgresStore store(String app, Duration reconnect) {
+        return PostgresStore.connect(PostgresStoreOptions.builder().uri(postgres.uri()).applicationName(app)
+                .listenReconnectInterval(reconnect).build());
+    }
+
+    @Test
+    void aTerminatedListenConnectionIsReestablishedAndLaterNoticesArrive() {
+        String app = "listen-" + APPS.incrementAndGet();
+        String group = "listen-" + UUID.randomUUID();
+        try (PostgresStore watcher = store(app, Duration.ofMillis(200));
+             PostgresStore writer = PostgresStore.connect(postgres.uri())) {
+            List<LeaseNotice> heard = new CopyOnWriteArrayList<>();
+            Subscription watch = watcher.watch(group, heard::add);
+            watch.ready().join();
+            Object before = listenPid(app);
+            assertThat(before).isNotNull();
+
+            RawPostgres.value(postgres, "SELECT pg_terminate_backend(?)", before);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                Object now = listenPid(app);
+                return now != null && !now.equals(before);
+            });
+            long term = ((AcquireResult.Granted) writer.acquire(group, NodeInfo.of("a", "a"), Duration.ofMinutes(1))
+                    .join()).term();
+            writer.release(group, "a", term).join();
+
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(heard).containsExactly(
+                    new LeaseNotice(LeaseNotice.Kind.ACQUIRED, "a", term),
+                    new LeaseNotice(LeaseNotice.Kind.RELEASED, "a", term)));
+        }
+    }
+
+    @Test
+    void whileTheConnectionIsDownNewSubscriptionsReportItAndSucceedOnceItIsBack() {
+        String app = "listen-" + APPS.incrementAndGet();
+        try (PostgresStore watcher = store(app, Duration.ofSeconds(2))) {
+            watcher.subscribe("c", message -> { }).ready().join();
+
+            RawPostgres.value(postgres, "SELECT pg_terminate_backend(?)", listenPid(app));
+
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                Subscription probe = watcher.subscribe("c", message -> { });
+                probe.close();
+                return probe.ready().isCompletedExceptionally();
+            });
+            Subscription during = watcher.subscribe("c", message -> { });
+            assertThatThrownBy(() -> during.ready().join()).isInstanceOf(CompletionException.class)
+                    .hasCauseInstanceOf(StoreException.class).hasMessageContaining("LISTEN baton");
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                Subscription probe = watcher.subscribe("c", message -> { });
+                probe.close();
+                return probe.ready().isDone() && !probe.ready().isCompletedExceptionally();
+            });
+
+            List<String> received = new CopyOnWriteArrayList<>();
+            watcher.subscribe("c", message -> received.add(new String(message))).ready().join();
+            watcher.publish("c", "after".getBytes()).join();
+            await().atMost(Duration.ofSeconds(5)).until(() -> received.contains("after"));
+            during.close();
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package dev.baton.postgres;
+
+import static dev.baton.postgres.RawPostgres.count;
+import static dev.baton.postgres.RawPostgres.execute;
+import static dev.baton.postgres.RawPostgres.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.core.NodeInfo;
+import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.StoreException;
+import dev.baton.testkit.PostgresServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The schema is created idempotently, safely under concurrent first starts, in any schema, and versioned. */
+class PostgresSchemaTest {
+
+    private static PostgresServer postgres;
+    private static int schemas;
+
+    @BeforeAll
+    static void startPostgres() {
+        postgres = PostgresServer.start();
+    }
+
+    @AfterAll
+    static void stopPostgres() {
+        postgres.close();
+    }
+
+    private static String freshSchema() {
+        return "schema_test_" + ++schemas;
+    }
+
+    private static PostgresStoreOptions.Builder options(String schema) {
+        return PostgresStoreOptions.builder().uri(postgres.uri()).schema(schema).poolSize(1);
+    }
+
+    private static List<String> tables(String schema) {
+        return rows(postgres, "SELECT table_name FROM information_schema.tables WHERE table_schema = ? "
+                + "ORDER BY table_name", schema).stream().map(row -> (String) row.get(0)).toList();
+    }
+
+    @Test
+    void theFirstStartCreatesEveryTableWithVersionOne() {
+        String schema = freshSchema();
+
+        PostgresStore.connect(options(schema).build()).close();
+
+        assertThat(tables(schema)).containsExactly("cluster_events", "cluster_nodes", "fenced_maps",
+                "fenced_registers", "leader_lease", "schema_version");
+        assertThat(count(postgres, "SELECT max(version) FROM " + schema + ".schema_version"))
+                .isEqualTo(PostgresStore.SCHEMA_VERSION);
+        assertThat(rows(postgres, "SELECT column_name FROM information_schema.columns WHERE table_schema = ? "
+                + "AND table_name = 'leader_lease' ORDER BY ordinal_position", schema))
+                .extracting(row -> row.get(0)).containsExactly("group_name", "leader_id", "term", "acquired_at",
+                        "expires_at", "renewed_at", "hostname", "api_url", "leader_info");
+        assertThat(count(postgres, "SELECT count(*) FROM pg_indexes WHERE schemaname = ? "
+                + "AND indexname = 'cluster_events_group_id_idx'", schema)).isEqualTo(1);
+    }
+
+    @Test
+    void startingTwiceChangesNothingAndKeepsTheData() {
+        String schema = freshSchema();
+        try (PostgresStore first = PostgresStore.connect(options(schema).build())) {
+            assertThat(first.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
+                    .isEqualTo(new AcquireResult.Granted(1));
+        }
+
+        try (PostgresStore second = PostgresStore.connect(options(schema).build())) {
+            assertThat(second.read("g").join()).hasValueSatisfying(lease -> assertThat(lease.term()).isEqualTo(1));
+        }
+        assertThat(count(postgres, "SELECT count(*) FROM " + schema + ".schema_version")).isEqualTo(1);
+    }
+
+    @Test
+    void fiveStoresStartingTogetherOnAnEmptyDatabaseAllSucceed() throws Exception {
+        String schema = freshSchema();
+        CountDownLatch go = new CountDownLatch(1);
+        List<CompletableFuture<PostgresStore>> starts = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            starts.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return PostgresStore.connect(options(schema).build());
+            }));
+        }
+        go.countDown();
+
+        List<PostgresStore> stores = new ArrayList<>();
+        try {
+            for (CompletableFuture<PostgresStore> start : starts) {
+                stores.add(start.get(30, TimeUnit.SECONDS));
+            }
+            assertThat(tables(schema)).hasSize(6);
+            assertThat(count(postgres, "SELECT count(*) FROM " + schema + ".schema_version")).isEqualTo(1);
+        } finally {
+            stores.forEach(PostgresStore::close);
+        }
+    }
+
+    @Test
+    void withoutCreateSchemaAnEmptyDatabaseIsRefusedNamingWhatIsMissing() {
+        String schema = freshSchema();
+
+        assertThatThrownBy(() -> PostgresStore.connect(options(schema).createSchema(false).build()))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("schema " + schema + " is not set up and createSchema is false")
+                .hasMessageContaining(schema + ".leader_lease")
+                .hasMessageContaining("dev/baton/postgres/schema-v1.sql")
+                .hasMessageContaining("psql -v schema=" + schema + " -1 -f schema-v1.sql");
+        assertThat(tables(schema)).isEmpty();
+    }
+
+    @Test
+    void withoutCreateSchemaAMissingTableIsNamed() {
+        String schema = freshSchema();
+        PostgresStore.connect(options(schema).build()).close();
+        execute(postgres, "DROP TABLE " + schema + ".fenced_maps");
+
+        assertThatThrownBy(() -> PostgresStore.connect(options(schema).createSchema(false).build()))
+                .hasMessageContaining("table " + schema + ".fenced_maps is missing");
+    }
+
+    @Test
+    void theShippedScriptAppliedByHandIsAcceptedWithoutCreateSchema() {
+        String schema = freshSchema();
+        execute(postgres, "BEGIN; " + dev.baton.postgres.internal.SchemaSetup.script(schema) + " COMMIT;");
+
+        try (PostgresStore store = PostgresStore.connect(options(schema).createSchema(false).build())) {
+            assertThat(store.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
+                    .isInstanceOf(AcquireResult.Granted.class);
+        }
+    }
+
+    @Test
+    void aCustomSchemaFromTheUriKeepsItsOwnTermsApartFromTheDefault() {
+        String schema = freshSchema();
+        try (PostgresStore custom = PostgresStore.connect(postgres.uri() + "?schema=" + schema);
+             PostgresStore standard = PostgresStore.connect(postgres.uri())) {
+            custom.acquire("shared", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
+
+            assertThat(custom.describe()).endsWith("?schema=" + schema);
+            assertThat(standard.read("shared").join()).isEmpty();
+            assertThat(count(postgres, "SELECT count(*) FROM " + schema + ".leader_lease")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aNewerSchemaVersionIsRefusedWithOrWithoutCreateSchema() {
+        String schema = freshSchema();
+        PostgresStore.connect(options(schema).build()).close();
+        execute(postgres, "INSERT INTO " + schema + ".schema_version (version) VALUES (2)");
+
+        assertThatThrownBy(() -> PostgresStore.connect(options(schema).build()))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("schema " + schema + " is at version 2, newer than version 1")
+                .hasMessageContaining("upgrade baton-postgres");
+        assertThatThrownBy(() -> PostgresStore.connect(options(schema).createSchema(false).build()))
+                .hasMessageContaining("is at version 2");
+    }
+
+    @Test
+    void aSchemaWithoutAVersionRowIsRefusedWithoutCreateSchema() {
+        String schema = freshSchema();
+        PostgresStore.connect(options(schema).build()).close();
+        execute(postgres, "DELETE FROM " + schema + ".schema_version");
+
+        assertThatThrownBy(() -> PostgresStore.connect(options(schema).createSchema(false).build()))
+                .hasMessageContaining("schema " + schema + " has no row in schema_version");
+    }
+}

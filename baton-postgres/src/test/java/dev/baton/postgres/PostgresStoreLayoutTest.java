@@ -1,0 +1,206 @@
+package dev.baton.postgres;
+
+import static dev.baton.postgres.RawPostgres.count;
+import static dev.baton.postgres.RawPostgres.execute;
+import static dev.baton.postgres.RawPostgres.rows;
+import static dev.baton.postgres.RawPostgres.value;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.core.Capabilities;
+import dev.baton.core.NodeInfo;
+import dev.baton.core.Role;
+import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.EventLogStore;
+import dev.baton.core.store.StoreException;
+import dev.baton.core.store.Subscription;
+import dev.baton.testkit.PostgresServer;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/** What the store leaves in PostgreSQL: seed 002's tables and columns, terms kept across releases, NOTIFY payloads. */
+class PostgresStoreLayoutTest {
+
+    private static final Duration LONG = Duration.ofMinutes(1);
+
+    private static PostgresServer postgres;
+
+    private PostgresStore store;
+    private String group;
+
+    @BeforeAll
+    static void startPostgres() {
+        postgres = PostgresServer.start();
+    }
+
+    @AfterAll
+    static void stopPostgres() {
+        postgres.close();
+    }
+
+    @BeforeEach
+    void open() {
+        store = PostgresStore.connect(postgres.uri());
+        group = "layout-" + UUID.randomUUID();
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    private long granted(String nodeId) {
+        AcquireResult result = store.acquire(group, NodeInfo.of(nodeId, nodeId), LONG).join();
+        assertThat(result).isInstanceOf(AcquireResult.Granted.class);
+        return ((AcquireResult.Granted) result).term();
+    }
+
+    @Test
+    void aReleaseKeepsTheGroupsRowAndItsTermSoTheNextGrantIsTermPlusOne() {
+        long first = granted("a");
+        assertThat(first).isEqualTo(1);
+
+        store.release(group, "a", first).join();
+
+        List<Object> row = rows(postgres, "SELECT leader_id, term, expires_at <= now() FROM baton.leader_lease "
+                + "WHERE group_name = ?", group).get(0);
+        assertThat(row).containsExactly(null, 1L, true);
+        assertThat(granted("b")).isEqualTo(2);
+        assertThat(count(postgres, "SELECT count(*) FROM baton.leader_lease WHERE group_name = ?", group))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void theLeaseRowCarriesSeed002sColumnsAndTheLeadersProcessInfo() {
+        NodeInfo candidate = NodeInfo.of("node-1", "orders-api").withApiAddress("http://10.0.0.5:8001")
+                .withMetadata(Map.of("zone", "eu-1")).withCapabilities(new Capabilities(false, 7, 55));
+
+        store.acquire(group, candidate, LONG).join();
+
+        List<Object> row = rows(postgres, "SELECT leader_id, hostname, api_url, leader_info->>'processId', "
+                + "leader_info->>'role', leader_info->'metadata'->>'zone', "
+                + "leader_info->'capabilities'->>'maxSubscriptions', acquired_at = renewed_at, "
+                + "expires_at > now() + interval '50 seconds' FROM baton.leader_lease WHERE group_name = ?", group)
+                .get(0);
+        assertThat(row).containsExactly("node-1", "10.0.0.5", "http://10.0.0.5:8001", "node-1", "master", "eu-1",
+                "7", true, true);
+        NodeInfo leader = store.leaderInfo(group).join().orElseThrow();
+        assertThat(leader.id()).isEqualTo("node-1");
+        assertThat(leader.identifier()).isEqualTo("orders-api");
+        assertThat(leader.apiAddress()).isEqualTo("http://10.0.0.5:8001");
+        assertThat(leader.metadata()).isEqualTo(Map.of("zone", "eu-1"));
+        assertThat(leader.capabilities()).isEqualTo(new Capabilities(false, 7, 55));
+        assertThat(leader.role()).isEqualTo(Role.LEADER);
+        assertThat(leader.registeredAt()).isNotNull();
+    }
+
+    @Test
+    void registryRowsCarrySeed002sColumnsWithCapabilitiesAndMetadataAsJson() {
+        NodeInfo node = NodeInfo.of("worker-1", "detector").withApiAddress("https://w1.example")
+                .withMetadata(Map.of("gpu", "yes", "rack", "r2")).withCapabilities(new Capabilities(true, 3, 40));
+
+        store.register(group, node, LONG).join();
+
+        List<Object> row = rows(postgres, "SELECT identifier, hostname, port, api_url, state, is_healthy, "
+                + "metadata->>'rack', capabilities->>'preferredWorkload', expires_at > last_heartbeat "
+                + "FROM baton.cluster_nodes WHERE group_name = ? AND node_id = ?", group, "worker-1").get(0);
+        assertThat(row).containsExactly("detector", "w1.example", 443, "https://w1.example", "follower", true, "r2",
+                "40", true);
+        NodeInfo read = store.member(group, "worker-1").join().orElseThrow();
+        assertThat(read.withTimes(null, null)).isEqualTo(node.withRole(Role.FOLLOWER));
+    }
+
+    @Test
+    void eventDataIsAJsonObjectAndTheTimestampIsTheDatabases() {
+        store.appendEvent(group, "a", "leader_elected", Map.of("term", "7", "reason", "it's \"quoted\"")).join();
+
+        List<Object> row = rows(postgres, "SELECT node_id, event_type, event_data->>'term', "
+                + "event_data->>'reason', \"timestamp\" <= now() FROM baton.cluster_events WHERE group_name = ?",
+                group).get(0);
+        assertThat(row).containsExactly("a", "leader_elected", "7", "it's \"quoted\"", true);
+    }
+
+    @Test
+    void theEventLogKeepsTheNewestEventRetentionRowsPerGroup() {
+        int retention = EventLogStore.MIN_RETAINED;
+        execute(postgres, "INSERT INTO baton.cluster_events (group_name, node_id, event_type) "
+                + "SELECT ?, 'old', 'event_' || i FROM generate_series(1, 1500) AS i", group);
+        execute(postgres, "INSERT INTO baton.cluster_events (group_name, node_id, event_type) "
+                + "SELECT ?, 'old', 'event_' || i FROM generate_series(1, 10) AS i", group + "-other");
+
+        try (PostgresStore pruning = PostgresStore.connect(PostgresStoreOptions.builder().uri(postgres.uri())
+                .eventRetention(retention).build())) {
+            pruning.appendEvent(group, "new", "newest", Map.of()).join();
+        }
+
+        assertThat(count(postgres, "SELECT count(*) FROM baton.cluster_events WHERE group_name = ?", group))
+                .isEqualTo(retention);
+        assertThat(value(postgres, "SELECT event_type FROM baton.cluster_events WHERE group_name = ? "
+                + "ORDER BY id LIMIT 1", group)).as("oldest kept").isEqualTo("event_" + (1500 - retention + 2));
+        assertThat(count(postgres, "SELECT count(*) FROM baton.cluster_events WHERE group_name = ?",
+                group + "-other")).isEqualTo(10);
+        assertThat(store.recentEvents(group, 2).join()).extracting(e -> e.type()).containsExactly("newest",
+                "event_1500");
+    }
+
+    @Test
+    void aMessageTooLargeForNotifyFailsNamingTheLimitAndOneJustBelowArrivesWhole() {
+        String channel = "big:" + UUID.randomUUID();
+        List<byte[]> received = new CopyOnWriteArrayList<>();
+        Subscription subscription = store.subscribe(channel, received::add);
+        subscription.ready().join();
+        byte[] fits = new byte[5800];
+        Arrays.fill(fits, (byte) 7);
+
+        assertThat(store.publish(channel, fits).join()).isEqualTo(-1L);
+        assertThatThrownBy(() -> store.publish(channel, new byte[6000]).join())
+                .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreException.class)
+                .hasMessageContaining("a message of 6000 bytes")
+                .hasMessageContaining("over PostgreSQL's limit of 7999 bytes");
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> received.size() == 1);
+        assertThat(received.get(0)).isEqualTo(fits);
+        subscription.close();
+    }
+
+    @Test
+    void noticesAreNotifiesOnTheSchemasChannelThatAPlainListenCanRead() throws SQLException {
+        try (Connection raw = RawPostgres.connect(postgres); Statement statement = raw.createStatement()) {
+            statement.execute("LISTEN baton");
+            PGConnection pg = raw.unwrap(PGConnection.class);
+
+            long term = granted("node-a");
+            store.register(group, NodeInfo.of("node-b", "b"), LONG).join();
+            store.release(group, "node-a", term).join();
+
+            List<String> payloads = new ArrayList<>();
+            await().atMost(Duration.ofSeconds(5)).until(() -> {
+                PGNotification[] notifications = pg.getNotifications(100);
+                if (notifications != null) {
+                    Arrays.stream(notifications).map(PGNotification::getParameter).forEach(payloads::add);
+                }
+                return payloads.size() >= 3;
+            });
+            String name = group.length() + ":" + group;
+            assertThat(payloads).containsExactly("lease " + name + " acquired " + term + " node-a",
+                    "member " + name + " registered node-b", "lease " + name + " released " + term + " node-a");
+        }
+    }
+}
