@@ -2,7 +2,9 @@ package dev.baton.bench.support;
 
 import dev.baton.core.NodeInfo;
 import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.ClusterEvent;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.core.store.Lease;
@@ -11,7 +13,9 @@ import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.Subscription;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -148,6 +152,38 @@ public final class TracingStore implements CoordinationStore {
     @Override
     public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
         return delegate.fencedRead(group, register);
+    }
+
+    @Override
+    public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId, long term,
+            byte[] value) {
+        return delegate.fencedPut(group, map, key, nodeId, term, value);
+    }
+
+    @Override
+    public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
+            long term) {
+        return delegate.fencedRemove(group, map, key, nodeId, term);
+    }
+
+    @Override
+    public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
+        return delegate.mapGet(group, map, key);
+    }
+
+    @Override
+    public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
+        return delegate.mapEntries(group, map);
+    }
+
+    @Override
+    public CompletableFuture<Void> appendEvent(String group, String nodeId, String type, Map<String, String> data) {
+        return delegate.appendEvent(group, nodeId, type, data);
+    }
+
+    @Override
+    public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
+        return delegate.recentEvents(group, limit);
     }
 
     @Override
