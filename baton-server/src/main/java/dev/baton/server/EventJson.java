@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.LeaderInfo;
+import dev.baton.server.http.LeaderGate;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -80,6 +81,10 @@ final class EventJson {
         line.put("renewIntervalMs", settings.config().renewInterval().toMillis());
         line.put("checkIntervalMs", settings.config().checkInterval().toMillis());
         settings.fencedWrites().ifPresent(interval -> line.put("fencedWritesMs", interval.toMillis()));
+        settings.http().ifPresent(http -> {
+            line.put("apiUrl", http.advertiseUrl());
+            line.put("leaderRedirect", http.mode() == LeaderGate.Mode.REDIRECT);
+        });
         line.put("pid", pid);
         return finish(line, at);
     }

@@ -2,7 +2,20 @@ package dev.baton.server;
 
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.server.http.LeaderGate;
+import dev.baton.server.internal.api.NodeApi;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.UnknownHostException;
+import java.nio.charset.MalformedInputException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -61,6 +74,26 @@ final class NodeCommand implements Callable<Integer> {
                     + "a fenced-write line with the store's verdict.")
     Duration fencedWrites;
 
+    @Option(names = "--http", paramLabel = "HOST:PORT",
+            description = "Serve the HTTP API (cluster status, leader, health, events, work items, metrics, "
+                    + "dashboard) on HOST:PORT, e.g. 127.0.0.1:8001 or 0.0.0.0:8001.")
+    String http;
+
+    @Option(names = "--advertise-url", paramLabel = "URL",
+            description = "The URL other nodes and clients reach this node's API at, shown to them as the "
+                    + "leader's URL (default: http://HOST:PORT of --http).")
+    String advertiseUrl;
+
+    @Option(names = "--leader-redirect",
+            description = "Followers answer writes with 307 and Location on the leader, instead of 503 with "
+                    + "X-Leader-Id and X-Leader-Url (the default, for nginx proxy_next_upstream http_503).")
+    boolean leaderRedirect;
+
+    @Option(names = "--api-token-file", paramLabel = "FILE",
+            description = "Writes (PUT, DELETE, POST) need 'Authorization: Bearer <token>', the token being the "
+                    + "content of FILE (one line).")
+    Path apiTokenFile;
+
     @Override
     public Integer call() {
         NodeSettings settings = settings();
@@ -79,7 +112,105 @@ final class NodeCommand implements Callable<Integer> {
             throw CliError.usage("--fenced-writes must be positive, was " + fencedWrites);
         }
         return new NodeSettings(backend, group.strip(), id.strip(), identifier.strip(), profile, config(),
-                Optional.ofNullable(fencedWrites));
+                Optional.ofNullable(fencedWrites), httpSettings());
+    }
+
+    private Optional<NodeApi.Settings> httpSettings() {
+        if (http == null) {
+            for (String flag : new String[] {advertiseUrl != null ? "--advertise-url" : null,
+                leaderRedirect ? "--leader-redirect" : null, apiTokenFile != null ? "--api-token-file" : null}) {
+                if (flag != null) {
+                    throw CliError.usage(flag + " needs --http HOST:PORT");
+                }
+            }
+            return Optional.empty();
+        }
+        int colon = http.lastIndexOf(':');
+        String host = colon < 0 ? "" : http.substring(0, colon).strip();
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        if (host.isEmpty()) {
+            throw CliError.usage("--http must be HOST:PORT, e.g. 127.0.0.1:8001, was '" + http + "'");
+        }
+        int port = port(http.substring(colon + 1).strip());
+        InetAddress address = resolve(host);
+        String url = advertiseUrl != null ? advertised(advertiseUrl) : defaultUrl(address, host, port);
+        LeaderGate.Mode mode = leaderRedirect ? LeaderGate.Mode.REDIRECT : LeaderGate.Mode.FAILOVER;
+        return Optional.of(new NodeApi.Settings(host, port, url, mode, Optional.ofNullable(apiTokenFile)
+                .map(NodeCommand::readToken)));
+    }
+
+    private static int port(String text) {
+        try {
+            int port = Integer.parseInt(text);
+            if (port >= 1 && port <= 65_535) {
+                return port;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw CliError.usage("--http: the port must be a number from 1 to 65535, was '" + text + "'");
+    }
+
+    private static InetAddress resolve(String host) {
+        try {
+            return InetAddress.getByName(host);
+        } catch (UnknownHostException e) {
+            throw CliError.usage("--http: cannot resolve host '" + host + "'", e);
+        }
+    }
+
+    /** {@code http://HOST:PORT}; for a wildcard address, the machine's host name, which others can resolve. */
+    private static String defaultUrl(InetAddress address, String host, int port) {
+        String name = host;
+        if (address.isAnyLocalAddress()) {
+            try {
+                name = InetAddress.getLocalHost().getHostName();
+            } catch (UnknownHostException e) {
+                throw CliError.usage("--http " + host + ":" + port + " listens on every address, and this machine's "
+                        + "host name cannot be resolved: give --advertise-url", e);
+            }
+        }
+        return "http://" + (name.contains(":") ? "[" + name + "]" : name) + ":" + port;
+    }
+
+    private static String advertised(String url) {
+        URI uri;
+        try {
+            uri = new URI(url.strip());
+        } catch (URISyntaxException e) {
+            throw CliError.usage("--advertise-url is not a valid URL: " + e.getMessage(), e);
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null
+                || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw CliError.usage("--advertise-url must be an http:// or https:// URL with a host and no query, e.g. "
+                    + "http://node-1.internal:8001, was '" + url + "'");
+        }
+        String text = uri.toString();
+        return text.endsWith("/") ? text.substring(0, text.length() - 1) : text;
+    }
+
+    /** The token: the file's content without surrounding whitespace; one line, no spaces inside. */
+    private static String readToken(Path file) {
+        String token;
+        try {
+            token = Files.readString(file, StandardCharsets.UTF_8).strip();
+        } catch (NoSuchFileException e) {
+            throw CliError.usage("--api-token-file: no such file: " + file, e);
+        } catch (MalformedInputException e) {
+            throw CliError.usage("--api-token-file: " + file + " is not UTF-8 text", e);
+        } catch (IOException e) {
+            throw CliError.usage("--api-token-file: cannot read " + file + ": " + e, e);
+        }
+        if (token.isEmpty()) {
+            throw CliError.usage("--api-token-file: " + file + " is empty");
+        }
+        if (token.chars().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))) {
+            throw CliError.usage("--api-token-file: " + file + " must hold one token on one line, without spaces");
+        }
+        return token;
     }
 
     private ElectionConfig config() {

@@ -1,6 +1,7 @@
 package dev.baton.server;
 
 import dev.baton.core.ElectionConfig;
+import dev.baton.server.internal.api.NodeApi;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -15,6 +16,7 @@ import java.util.Optional;
  * @param profile      the timing profile the configuration started from ({@code default} or {@code fast})
  * @param config       the validated election timing
  * @param fencedWrites the interval of the fenced-write loop, if it runs
+ * @param http         how to serve the HTTP API, if it runs
  */
 record NodeSettings(
         String backend,
@@ -23,5 +25,6 @@ record NodeSettings(
         String identifier,
         String profile,
         ElectionConfig config,
-        Optional<Duration> fencedWrites) {
+        Optional<Duration> fencedWrites,
+        Optional<NodeApi.Settings> http) {
 }

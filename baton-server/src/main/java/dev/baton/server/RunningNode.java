@@ -3,9 +3,19 @@ package dev.baton.server;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.core.Baton;
 import dev.baton.core.Election;
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
+import dev.baton.server.internal.api.NodeApi;
+import dev.baton.server.metrics.MicrometerElectionMetrics;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintStream;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -16,10 +26,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One running {@code baton node}: an election on a store, its events printed as JSON lines, the optional fenced-write
- * loop, and the shutdown that a signal triggers.
+ * loop, the optional HTTP API with its metrics, and the shutdown that a signal triggers.
  *
- * <p>Shutdown order matters and is the reason this class exists: on SIGTERM or SIGINT the fenced-write loop stops
- * first (no write after the release), then the election closes (a leader prints {@code leadership-lost} with reason
+ * <p>Start order: the HTTP API binds its port before the election starts, so a port that is taken ends the node with a
+ * usage error before it ever contends. Shutdown order matters and is the reason this class exists: on SIGTERM or
+ * SIGINT the HTTP API stops first (requests in flight finish, no new write is accepted), then the fenced-write loop
+ * stops (no write after the release), then the election closes (a leader prints {@code leadership-lost} with reason
  * {@code RELEASED} and releases its lease so a successor takes over at once), then every queued event line is
  * printed, then the store closes. The JVM would report a signal death (exit 143 or 130) even after a clean shutdown;
  * a node that released cleanly has done what was asked, so the hook ends the process with status 0 itself.
@@ -36,6 +48,7 @@ final class RunningNode {
     private final ExecutorService printer;
     private final Election election;
     private final FencedWriter fencedWriter;
+    private final NodeApi api;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     private RunningNode(NodeSettings settings, CoordinationStore store, PrintStream out) {
@@ -48,12 +61,27 @@ final class RunningNode {
             t.setDaemon(true);
             return t;
         });
+        NodeInfo self = NodeInfo.of(settings.nodeId(), settings.identifier());
+        PrometheusMeterRegistry registry = null;
+        MicrometerElectionMetrics metrics = null;
+        if (settings.http().isPresent()) {
+            self = self.withApiAddress(settings.http().get().advertiseUrl());
+            registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            new JvmMemoryMetrics().bindTo(registry);
+            new JvmThreadMetrics().bindTo(registry);
+            new ProcessorMetrics().bindTo(registry);
+            new UptimeMetrics().bindTo(registry);
+            metrics = new MicrometerElectionMetrics(registry, Tags.of("group", settings.group()), clock);
+        }
         this.election = Baton.election(store)
                 .group(settings.group())
-                .node(NodeInfo.of(settings.nodeId(), settings.identifier()))
+                .node(self)
                 .config(settings.config())
                 .clock(clock)
+                .metrics(metrics != null ? metrics : ElectionMetrics.NONE)
                 .build();
+        this.api = settings.http().isEmpty() ? null : NodeApi.create(settings.http().get(), election, store, registry,
+                metrics, settings.config().storeTimeout(), clock);
         this.fencedWriter = settings.fencedWrites()
                 .map(interval -> new FencedWriter(election, interval, settings.config().storeTimeout(), clock, json,
                         lines))
@@ -76,6 +104,15 @@ final class RunningNode {
     }
 
     private void run() {
+        if (api != null) {
+            try {
+                api.start();
+            } catch (NodeApi.CannotListen e) {
+                election.close();
+                store.close();
+                throw CliError.usage("--http: " + e.getMessage(), e);
+            }
+        }
         election.addListener(event -> lines.write(json.event(event)), printer);
         lines.write(json.nodeStarted(settings, store.describe(), ProcessHandle.current().pid(), clock.instant()));
         log.info("Node {} ({}) joining group {} on {} with {}", settings.nodeId(), settings.identifier(),
@@ -96,6 +133,9 @@ final class RunningNode {
         int status = BatonCli.EXIT_OK;
         try {
             log.info("Signal received: node {} leaving group {}", settings.nodeId(), settings.group());
+            if (api != null) {
+                api.close();
+            }
             if (fencedWriter != null) {
                 fencedWriter.close();
             }

@@ -125,7 +125,7 @@ class EventJsonTest {
     @Test
     void nodeStartedDescribesTheNode() {
         NodeSettings settings = new NodeSettings("memory", "orders", "node-1", "api", "fast", ElectionConfig.fast(),
-                Optional.of(Duration.ofMillis(100)));
+                Optional.of(Duration.ofMillis(100)), Optional.empty());
 
         ObjectNode line = json.nodeStarted(settings, "memory", 1234, AT);
 

@@ -1,0 +1,172 @@
+package dev.baton.server.internal.api;
+
+import dev.baton.core.Election;
+import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.time.Clock;
+import dev.baton.server.http.LeaderGate;
+import dev.baton.server.http.LeaderOnly;
+import dev.baton.server.metrics.MicrometerElectionMetrics;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.staticfiles.Location;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The node's HTTP API on Javalin: the cluster endpoints, the work items, {@code /metrics}, and the dashboard's static
+ * files at {@code /} (from the class path folder {@value #DASHBOARD}). See {@code docs/http.md} for every endpoint.
+ *
+ * <p>Life cycle: {@link #create} before the election starts (so the node's local event log and the metrics see its
+ * first events), {@link #start()} to listen, {@link #close()} to stop serving. Not part of Baton's published API.
+ *
+ * <p>Order of the before-handlers on a write: the bearer token first (an unauthenticated caller learns nothing, not
+ * even who leads), then the leader gate, then the endpoint.
+ */
+public final class NodeApi implements AutoCloseable {
+
+    /** The largest request body accepted, 1 MiB; larger ones are answered 413. */
+    public static final int MAX_BODY_BYTES = 1 << 20;
+    /** The fenced map that holds the work items, in the election's group. */
+    public static final String WORK_ITEMS_MAP = "work_items";
+    /** Where the dashboard's files live on the class path; {@code index.html} is served at {@code /}. */
+    public static final String DASHBOARD = "/dev/baton/server/dashboard";
+
+    /**
+     * How the API is served.
+     *
+     * @param host         the address to listen on, e.g. {@code 127.0.0.1} or {@code 0.0.0.0}
+     * @param port         the port to listen on, 1-65535
+     * @param advertiseUrl the base URL other nodes and clients reach this node at (stored as the node's API
+     *                     address, shown as {@code X-Leader-Url})
+     * @param mode         what a follower answers to a write
+     * @param apiToken     the bearer token writes need, if any; never printed
+     */
+    public record Settings(String host, int port, String advertiseUrl, LeaderGate.Mode mode,
+            Optional<String> apiToken) {
+
+        public Settings {
+            Objects.requireNonNull(host, "host");
+            Objects.requireNonNull(advertiseUrl, "advertiseUrl");
+            Objects.requireNonNull(mode, "mode");
+            Objects.requireNonNull(apiToken, "apiToken");
+        }
+
+        @Override
+        public String toString() {
+            return "Settings[host=" + host + ", port=" + port + ", advertiseUrl=" + advertiseUrl + ", mode=" + mode
+                    + ", apiToken=" + (apiToken.isPresent() ? "(set)" : "(none)") + "]";
+        }
+    }
+
+    /** What the status and health endpoints report about this node besides the election's view. */
+    record Facts(String backend, String advertiseUrl, String version, long startedNanos,
+            Optional<MicrometerElectionMetrics> metrics) {
+    }
+
+    /** The listen address could not be bound: in use, not local, or not resolvable. */
+    public static final class CannotListen extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        CannotListen(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private final Settings settings;
+    private final Javalin app;
+
+    private NodeApi(Settings settings, Javalin app) {
+        this.settings = settings;
+        this.app = app;
+    }
+
+    /**
+     * Builds the API for {@code election} on {@code store}; call before {@code election.start()}.
+     *
+     * @param registry     where {@code /metrics} reads from and HTTP request metrics go
+     * @param metrics      the election's meters, already passed to its builder; bound to the election here
+     * @param storeTimeout the bound on every store call a request makes
+     */
+    public static NodeApi create(Settings settings, Election election, CoordinationStore store,
+            PrometheusMeterRegistry registry, MicrometerElectionMetrics metrics, Duration storeTimeout,
+            Clock clock) {
+        LocalEventLog localEvents = LocalEventLog.recording(election, clock);
+        metrics.bindTo(election);
+        LeaderGate gate = new LeaderGate(election, settings.mode());
+        StoreCalls calls = new StoreCalls(storeTimeout);
+        Facts facts = new Facts(store.describe(), settings.advertiseUrl(), BatonVersion.current(), clock.nanoTime(),
+                Optional.of(metrics));
+        ClusterRoutes cluster = new ClusterRoutes(election, store, localEvents, gate, calls, clock, facts);
+        WorkItemRoutes items = new WorkItemRoutes(election, store, gate, calls);
+
+        Javalin app = Javalin.create(config -> {
+            config.showJavalinBanner = false;
+            config.startupWatcherEnabled = false;
+            config.http.prefer405over404 = true;
+            config.http.maxRequestSize = MAX_BODY_BYTES;
+            config.http.defaultContentType = ApiJson.CONTENT_TYPE;
+            config.staticFiles.add(files -> {
+                files.hostedPath = "/";
+                files.directory = DASHBOARD;
+                files.location = Location.CLASSPATH;
+            });
+            config.requestLogger.http(new HttpMetrics(registry));
+            ApiErrors.configure(config);
+        });
+        ApiErrors.install(app);
+        settings.apiToken().map(BearerAuth::new).ifPresent(auth -> {
+            app.before("/cluster/leader/release", auth);
+            app.before("/work/items/{id}", auth);
+        });
+        app.before("/cluster/leader/release", LeaderOnly.handler(gate));
+        app.before("/work/items/{id}", LeaderOnly.handler(gate));
+        cluster.register(app);
+        items.register(app);
+        app.get("/metrics", ctx -> metrics(ctx, cluster, metrics, registry));
+        return new NodeApi(settings, app);
+    }
+
+    /**
+     * Starts listening.
+     *
+     * @throws CannotListen if the address cannot be bound
+     */
+    public NodeApi start() {
+        try {
+            app.start(settings.host(), settings.port());
+            return this;
+        } catch (RuntimeException e) {
+            app.stop();
+            throw new CannotListen("cannot listen on " + settings.host() + ":" + settings.port() + ": "
+                    + rootMessage(e), e);
+        }
+    }
+
+    /** The port the API listens on. */
+    public int port() {
+        return app.port();
+    }
+
+    /** Stops serving; requests in flight finish first. */
+    @Override
+    public void close() {
+        app.stop();
+    }
+
+    private static void metrics(Context ctx, ClusterRoutes cluster, MicrometerElectionMetrics metrics,
+            PrometheusMeterRegistry registry) {
+        metrics.recordMembers(cluster.snapshot().members());
+        ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(registry.scrape());
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage();
+        return message == null || message.isBlank() ? root.getClass().getSimpleName() : message;
+    }
+}

@@ -1,0 +1,187 @@
+package dev.baton.server.internal.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.core.Election;
+import dev.baton.core.Leadership;
+import dev.baton.core.store.FencedMapStore;
+import dev.baton.core.store.FencedMapWrite;
+import dev.baton.core.store.FencedValue;
+import dev.baton.server.http.LeaderGate;
+import dev.baton.server.http.LeaderOnly;
+import dev.baton.server.items.InvalidWorkItemException;
+import dev.baton.server.items.WorkItem;
+import dev.baton.server.items.WorkItemJson;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The desired work items (seed 001's desired camera subscriptions), kept in the store's fenced map
+ * {@value NodeApi#WORK_ITEMS_MAP} of the node's group: {@code GET /work/items}, {@code GET}, {@code PUT} and
+ * {@code DELETE /work/items/{id}}. Any node reads; only the leader writes (the {@link LeaderOnly} gate runs before
+ * these handlers), and every write carries the leader's term, so the store itself refuses a write from a leader that
+ * has been replaced, whatever that leader still believes. A refused write is answered {@code 503 stale_term}, never
+ * with a 2xx.
+ *
+ * <p>The id is the last path segment, percent-decoded: {@code display-1%3Bcamera-7} is {@code display-1;camera-7},
+ * {@code a%2Fb} is {@code a/b}.
+ */
+final class WorkItemRoutes {
+
+    private static final Logger log = LoggerFactory.getLogger(WorkItemRoutes.class);
+
+    private final Election election;
+    private final FencedMapStore store;
+    private final LeaderGate gate;
+    private final StoreCalls calls;
+
+    WorkItemRoutes(Election election, FencedMapStore store, LeaderGate gate, StoreCalls calls) {
+        this.election = election;
+        this.store = store;
+        this.gate = gate;
+        this.calls = calls;
+    }
+
+    void register(Javalin app) {
+        app.get("/work/items", this::list);
+        app.get("/work/items/{id}", this::get);
+        app.put("/work/items/{id}", this::put);
+        app.delete("/work/items/{id}", this::delete);
+    }
+
+    private void list(Context ctx) {
+        SortedMap<String, FencedValue> entries = calls.await(
+                store.mapEntries(election.group(), NodeApi.WORK_ITEMS_MAP), "reading the work items");
+        ObjectNode json = ApiJson.object();
+        ArrayNode items = json.putArray("items");
+        entries.forEach((id, value) -> readable(id, value).ifPresent(items::add));
+        ApiJson.send(ctx, 200, json);
+    }
+
+    private void get(Context ctx) {
+        String id = id(ctx);
+        Optional<FencedValue> value = calls.await(store.mapGet(election.group(), NodeApi.WORK_ITEMS_MAP, id),
+                "reading the work item");
+        Optional<ObjectNode> item = value.flatMap(v -> readable(id, v));
+        if (item.isEmpty()) {
+            throw ApiProblem.notFound("No work item '" + id + "'");
+        }
+        ApiJson.send(ctx, 200, item.get());
+    }
+
+    /** Creates (201) or replaces (200) the item; idempotent. */
+    private void put(Context ctx) {
+        String id = id(ctx);
+        WorkItem item;
+        try {
+            item = WorkItemJson.parse(body(ctx), id);
+        } catch (InvalidWorkItemException e) {
+            throw e.field().isPresent()
+                    ? ApiProblem.invalidField("invalid_item", e.field().get(), e.getMessage())
+                    : new ApiProblem(400, "malformed_json", e.getMessage());
+        }
+        Optional<Leadership> leadership = election.leadership();
+        if (leadership.isEmpty()) {
+            ClusterRoutes.notLeading(ctx, gate);
+            return;
+        }
+        long term = leadership.get().term();
+        FencedMapWrite write = calls.await(store.fencedPut(election.group(), NodeApi.WORK_ITEMS_MAP, id,
+                election.nodeId(), term, WorkItemJson.toJson(item)),
+                "writing the work item (the write may or may not have been applied; PUT is idempotent, retry it)");
+        if (!write.accepted()) {
+            staleTerm(ctx, term, write.currentTerm());
+            return;
+        }
+        ApiJson.send(ctx, write.existed() ? 200 : 201, entry(id, WorkItemJson.toTree(item), term,
+                election.nodeId()));
+    }
+
+    /** Removes the item: 204, or 404 if there was none. */
+    private void delete(Context ctx) {
+        String id = id(ctx);
+        Optional<Leadership> leadership = election.leadership();
+        if (leadership.isEmpty()) {
+            ClusterRoutes.notLeading(ctx, gate);
+            return;
+        }
+        long term = leadership.get().term();
+        FencedMapWrite write = calls.await(store.fencedRemove(election.group(), NodeApi.WORK_ITEMS_MAP, id,
+                election.nodeId(), term),
+                "removing the work item (the removal may or may not have been applied; DELETE is idempotent, retry it)");
+        if (!write.accepted()) {
+            staleTerm(ctx, term, write.currentTerm());
+            return;
+        }
+        if (!write.existed()) {
+            throw ApiProblem.notFound("No work item '" + id + "'");
+        }
+        ctx.status(204);
+    }
+
+    private void staleTerm(Context ctx, long term, long currentTerm) {
+        log.warn("The store refused a work-item write of term {}: term {} is newer", term, currentTerm);
+        LeaderOnly.answer(ctx, gate.refuse("stale_term", "The store refused this node's term " + term
+                + " because term " + currentTerm + " is newer: this node is no longer the leader, and nothing was"
+                + " written"));
+    }
+
+    private static String id(Context ctx) {
+        try {
+            return WorkItem.checkId(ctx.pathParam("id"));
+        } catch (InvalidWorkItemException e) {
+            throw ApiProblem.invalidField("invalid_item", "id", e.getMessage());
+        }
+    }
+
+    /** The body, at most {@link NodeApi#MAX_BODY_BYTES}: declared larger, or turning out larger, is a 413. */
+    private static byte[] body(Context ctx) {
+        if (ctx.req().getContentLengthLong() > NodeApi.MAX_BODY_BYTES) {
+            throw tooLarge();
+        }
+        try {
+            InputStream in = ctx.req().getInputStream();
+            byte[] body = in.readNBytes(NodeApi.MAX_BODY_BYTES + 1);
+            if (body.length > NodeApi.MAX_BODY_BYTES) {
+                throw tooLarge();
+            }
+            return body;
+        } catch (IOException e) {
+            throw ApiProblem.badRequest("The request body could not be read");
+        }
+    }
+
+    private static ApiProblem tooLarge() {
+        return new ApiProblem(413, "payload_too_large",
+                "The request body is larger than " + NodeApi.MAX_BODY_BYTES + " bytes", Map.of("Connection", "close"));
+    }
+
+    /** An entry as the API shows it; a stored value that is not JSON (not written by this API) is skipped. */
+    private static Optional<ObjectNode> readable(String id, FencedValue value) {
+        JsonNode item;
+        try {
+            item = ApiJson.MAPPER.readTree(value.value());
+        } catch (IOException e) {
+            log.warn("Work item '{}' does not hold JSON; it is left out", id);
+            return Optional.empty();
+        }
+        return Optional.of(entry(id, item, value.term(), value.writer()));
+    }
+
+    private static ObjectNode entry(String id, JsonNode item, long term, String writer) {
+        ObjectNode json = ApiJson.object();
+        json.put("id", id);
+        json.set("item", item);
+        json.put("term", term);
+        json.put("written_by", writer);
+        return json;
+    }
+}
