@@ -145,6 +145,34 @@ class PostgresSchemaTest {
     }
 
     @Test
+    void withoutCreateSchemaAUserWithOnlyTheDocumentedPrivilegesCanDoEverything() {
+        String schema = freshSchema();
+        String user = schema + "_app";
+        PostgresStore.connect(options(schema).build()).close();
+        execute(postgres, "CREATE ROLE " + user + " LOGIN PASSWORD 'app-pw'");
+        execute(postgres, "GRANT USAGE ON SCHEMA " + schema + " TO " + user);
+        execute(postgres, "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + schema + " TO " + user);
+        execute(postgres, "GRANT USAGE ON SEQUENCE " + schema + ".cluster_events_id_seq TO " + user);
+
+        try (PostgresStore store = PostgresStore.connect(PostgresStoreOptions.builder().jdbcUrl(postgres.jdbcUrl())
+                .user(user).password("app-pw").schema(schema).createSchema(false).build())) {
+            long term = ((AcquireResult.Granted) store.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1))
+                    .join()).term();
+            store.register("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
+            store.appendEvent("g", "a", "leader_elected", java.util.Map.of("term", "1")).join();
+            assertThat(store.members("g").join()).hasSize(1);
+            assertThat(store.recentEvents("g", 1).join()).hasSize(1);
+            assertThat(store.fencedWrite("g", "r", "a", term, new byte[] {1}).join().accepted()).isTrue();
+            assertThat(store.fencedPut("g", "m", "k", "a", term, new byte[] {1}).join().accepted()).isTrue();
+            assertThat(store.sweepExpired("g").join()).isEmpty();
+            assertThat(store.release("g", "a", term).join()).isTrue();
+        }
+        assertThatThrownBy(() -> PostgresStore.connect(PostgresStoreOptions.builder().jdbcUrl(postgres.jdbcUrl())
+                .user(user).password("app-pw").schema(freshSchema()).build()))
+                .hasMessageContaining("Grant CREATE on the database");
+    }
+
+    @Test
     void aCustomSchemaFromTheUriKeepsItsOwnTermsApartFromTheDefault() {
         String schema = freshSchema();
         try (PostgresStore custom = PostgresStore.connect(postgres.uri() + "?schema=" + schema);
