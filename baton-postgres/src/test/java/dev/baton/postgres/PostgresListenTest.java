@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -64,6 +65,12 @@ class PostgresListenTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> {
                 Object now = listenPid(app);
                 return now != null && !now.equals(before);
+            });
+            // The new connection exists; a subscription is ready at once only when LISTEN is in effect on it.
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                Subscription probe = watcher.subscribe("probe", message -> { });
+                probe.close();
+                return probe.ready().handle((ok, error) -> error == null).get(5, TimeUnit.SECONDS);
             });
             long term = ((AcquireResult.Granted) writer.acquire(group, NodeInfo.of("a", "a"), Duration.ofMinutes(1))
                     .join()).term();

@@ -1,6 +1,10 @@
 package dev.baton.postgres.internal;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -16,7 +20,7 @@ public final class PgThreads implements ThreadFactory {
 
     private final String prefix;
     private final AtomicInteger count = new AtomicInteger();
-    private final java.util.List<Thread> created = new java.util.ArrayList<>();
+    private final List<Thread> created = new ArrayList<>();
 
     private PgThreads(String prefix) {
         this.prefix = prefix;
@@ -47,18 +51,18 @@ public final class PgThreads implements ThreadFactory {
      * Waits until every thread made by this factory has ended, at most {@code timeout} in all: for a close that
      * should leave no thread behind once it returns. False if some still run.
      */
-    public boolean awaitTermination(java.time.Duration timeout) throws InterruptedException {
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        java.util.List<Thread> threads;
+        List<Thread> threads;
         synchronized (created) {
-            threads = new java.util.ArrayList<>(created);
+            threads = new ArrayList<>(created);
         }
         for (Thread thread : threads) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 break;
             }
-            java.util.concurrent.TimeUnit.NANOSECONDS.timedJoin(thread, left);
+            TimeUnit.NANOSECONDS.timedJoin(thread, left);
         }
         return threads.stream().noneMatch(Thread::isAlive);
     }

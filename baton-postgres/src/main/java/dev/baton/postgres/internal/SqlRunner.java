@@ -14,7 +14,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,12 +42,12 @@ public final class SqlRunner implements AutoCloseable {
     private final HikariDataSource pool;
     private final PgDataSource connections;
     private final List<PgThreads> threads;
-    private final Duration closeWait;
+    /** All of a call's timeouts together: how long a queued call may wait, and how long close waits for threads. */
+    private final Duration allTimeouts;
     private final ThreadPoolExecutor workers;
     private final PgFailures failures;
     private final Clock clock = Clock.system();
     private final int networkTimeoutMillis;
-    private final long staleAfterNanos;
     private volatile boolean closed;
 
     private SqlRunner(HikariDataSource pool, PgDataSource connections, List<PgThreads> threads,
@@ -56,12 +55,11 @@ public final class SqlRunner implements AutoCloseable {
         this.pool = pool;
         this.connections = connections;
         this.threads = threads;
-        this.closeWait = connectTimeout.plus(statementTimeout).plus(PgFailures.networkSlack());
+        this.allTimeouts = connectTimeout.plus(statementTimeout).plus(PgFailures.networkSlack());
         this.workers = workers;
         this.failures = failures;
         this.networkTimeoutMillis = (int) Math.min(Integer.MAX_VALUE,
                 statementTimeout.plus(PgFailures.networkSlack()).toMillis());
-        this.staleAfterNanos = connectTimeout.plus(statementTimeout).plus(PgFailures.networkSlack()).toNanos();
     }
 
     /**
@@ -127,11 +125,6 @@ public final class SqlRunner implements AutoCloseable {
         }
     }
 
-    /** The pool, for {@code PostgresFencing} users who let the store lend them connections. */
-    public DataSource dataSource() {
-        return pool;
-    }
-
     public PgFailures failures() {
         return failures;
     }
@@ -161,12 +154,12 @@ public final class SqlRunner implements AutoCloseable {
         }
         try {
             // HikariCP stops its threads without waiting for them; one may still be finishing a connection attempt.
-            boolean stopped = workers.awaitTermination(closeWait.toMillis(), TimeUnit.MILLISECONDS);
+            boolean stopped = workers.awaitTermination(allTimeouts.toMillis(), TimeUnit.MILLISECONDS);
             for (PgThreads factory : threads) {
-                stopped &= factory.awaitTermination(closeWait);
+                stopped &= factory.awaitTermination(allTimeouts);
             }
             if (!stopped) {
-                log.warn("Threads of {} did not stop within {} ms", failures.target(), closeWait.toMillis());
+                log.warn("Threads of {} did not stop within {} ms", failures.target(), allTimeouts.toMillis());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -193,7 +186,7 @@ public final class SqlRunner implements AutoCloseable {
         @Override
         public void run() {
             long waited = clock.nanoTime() - queuedAt;
-            if (waited > staleAfterNanos) {
+            if (waited > allTimeouts.toNanos()) {
                 result.completeExceptionally(new StoreTimeoutException(operation + " on " + failures.target()
                         + " was not started: it waited " + TimeUnit.NANOSECONDS.toMillis(waited)
                         + " ms for a free connection"));

@@ -193,6 +193,7 @@ class PostgresElectionTest {
         await().atMost(BOUND).until(first.election::isLeader);
         Node second = node("b", PUSH_ONLY).start();
         await().atMost(BOUND).until(() -> second.election.leader().isPresent());
+        awaitListening(second);
         long oldTerm = first.term();
 
         first.election.close();
@@ -318,6 +319,7 @@ class PostgresElectionTest {
             Object now = pid(listenApp);
             return now != null && !now.equals(before);
         });
+        awaitListening(b);
         a.election.close();
 
         await().atMost(PUSHED).until(b.election::isLeader);
@@ -348,6 +350,22 @@ class PostgresElectionTest {
         }
         assertThat(new String(b.store.fencedRead(group, "config").join().orElseThrow().value(),
                 StandardCharsets.UTF_8)).isEqualTo("v1");
+    }
+
+    /**
+     * Waits until the node's store has LISTEN in effect: a new subscription is ready at once only then. (Right after
+     * a connection dropped and before it is noticed, that could still be the old connection; callers that killed it
+     * first wait for the new one to appear.)
+     */
+    private static void awaitListening(Node node) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            var probe = node.store.subscribe("probe", message -> { });
+            try {
+                return probe.ready().handle((ok, error) -> error == null).get(5, java.util.concurrent.TimeUnit.SECONDS);
+            } finally {
+                probe.close();
+            }
+        });
     }
 
     private static byte[] bytes(String text) {
