@@ -70,6 +70,13 @@ public final class SqlRunner implements AutoCloseable {
     public static SqlRunner open(PgTarget target, int storeId, int poolSize, Duration connectTimeout,
             Duration statementTimeout, String applicationName, PgFailures failures) {
         PgDataSource connections = PgDataSource.of(target, connectTimeout, statementTimeout, applicationName);
+        // One direct attempt first: HikariCP would report a failure only after sleeping a second.
+        try (Connection probe = connections.getConnection()) {
+            probe.isValid(1);
+        } catch (SQLException e) {
+            connections.close();
+            throw cannotConnect(failures, e);
+        }
         HikariConfig config = new HikariConfig();
         config.setPoolName(PgThreads.PREFIX + storeId);
         config.setDataSource(connections);
@@ -78,7 +85,6 @@ public final class SqlRunner implements AutoCloseable {
         config.setMinimumIdle(1);
         config.setConnectionTimeout(connectTimeout.toMillis());
         config.setValidationTimeout(Math.max(250, connectTimeout.toMillis() / 2));
-        // One attempt: connect() reports an unreachable server or a wrong password now, not after retries.
         config.setInitializationFailTimeout(1);
         PgThreads poolThreads = PgThreads.forRole(storeId, "pool");
         config.setThreadFactory(poolThreads);
@@ -88,9 +94,7 @@ public final class SqlRunner implements AutoCloseable {
             pool = new HikariDataSource(config);
         } catch (RuntimeException e) {
             connections.close();
-            String problem = failures.connectionProblem(e);
-            throw new StoreException(problem != null ? problem
-                    : "cannot connect to " + failures.target() + ": " + PgFailures.shortReason(e), e);
+            throw cannotConnect(failures, e);
         }
         PgThreads workerThreads = PgThreads.forRole(storeId, "io");
         ThreadPoolExecutor workers = new ThreadPoolExecutor(poolSize, poolSize, 30, TimeUnit.SECONDS,
@@ -98,6 +102,12 @@ public final class SqlRunner implements AutoCloseable {
         workers.allowCoreThreadTimeOut(true);
         return new SqlRunner(pool, connections, List.of(poolThreads, workerThreads), workers, failures,
                 statementTimeout, connectTimeout);
+    }
+
+    private static StoreException cannotConnect(PgFailures failures, Exception e) {
+        String problem = failures.connectionProblem(e);
+        return new StoreException(problem != null ? problem
+                : "cannot connect to " + failures.target() + ": " + PgFailures.shortReason(e), e);
     }
 
     /** Runs {@code work} on a worker thread; the future fails with the contract's exceptions. Never blocks. */
