@@ -65,6 +65,21 @@ class CliErrorsTest {
     }
 
     @Test
+    void unreachablePostgres() {
+        String uri = "postgresql://baton:secret-pw@127.0.0.1:" + closedPort() + "/baton";
+        NodeProcess cli = start(List.of("node", "--backend", uri, "--group", "g", "--profile", "fast"));
+
+        assertThat(cli.awaitExit(Duration.ofSeconds(30))).as(cli.stderr()).isEqualTo(BatonCli.EXIT_USAGE);
+        assertThat(cli.stderr()).startsWith("baton: error: ").contains("127.0.0.1").doesNotContain("secret-pw")
+                .doesNotContain("\tat ");
+    }
+
+    @Test
+    void malformedPostgresUri() {
+        assertUserError(List.of("node", "--backend", "postgresql://nobody@/", "--group", "g"), "--backend");
+    }
+
+    @Test
     void missingCommand() {
         assertUserError(List.of(), "missing command");
     }

@@ -1,6 +1,7 @@
 package dev.baton.server;
 
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.testkit.PostgresServer;
 import dev.baton.testkit.RedisServer;
 
 /**
@@ -22,6 +23,21 @@ interface TestBackend extends AutoCloseable {
 
     static TestBackend redis() {
         RedisServer server = RedisServer.start();
+        return new TestBackend() {
+            @Override
+            public String uri() {
+                return server.uri();
+            }
+
+            @Override
+            public void close() {
+                server.close();
+            }
+        };
+    }
+
+    static TestBackend postgres() {
+        PostgresServer server = PostgresServer.start();
         return new TestBackend() {
             @Override
             public String uri() {
