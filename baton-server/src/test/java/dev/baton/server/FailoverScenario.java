@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.core.ElectionConfig;
+import dev.baton.core.store.ClusterEvent;
+import dev.baton.core.store.CoordinationStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,7 +77,30 @@ abstract class FailoverScenario {
         assertThat(history.tenures()).extracting(LeadershipHistory.Tenure::node)
                 .containsExactly(first.name(), second.name(), third.name());
         assertThat(nodes.all()).allSatisfy(node -> assertThat(node.notJson()).as(node.name()).isEmpty());
+        assertTheStoresEventLogTellsTheSameStory(List.of(first, second, third), secondTerm);
         String scheme = backend.uri().substring(0, backend.uri().indexOf("://") + 3);
         assertThat(first.lines().get(0).path("backend").asText()).startsWith(scheme);
+    }
+
+    /** The cluster_events history an operator reads afterwards: every leadership, and the graceful release. */
+    private void assertTheStoresEventLogTellsTheSameStory(List<NodeProcess> leaders, long releasedTerm) {
+        try (CoordinationStore store = backend.connect()) {
+            await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                List<ClusterEvent> events = store.recentEvents("failover", 500).get(5, TimeUnit.SECONDS);
+                for (NodeProcess leader : leaders) {
+                    assertThat(events).as("leader_elected of %s", leader.name())
+                            .anySatisfy(e -> {
+                                assertThat(e.type()).isEqualTo("leader_elected");
+                                assertThat(e.nodeId()).isEqualTo(leader.name());
+                                assertThat(e.data()).containsEntry("term", Long.toString(leader.lastAcquiredTerm()));
+                            });
+                }
+                assertThat(events).anySatisfy(e -> {
+                    assertThat(e.type()).isEqualTo("leader_lost");
+                    assertThat(e.data()).containsEntry("term", Long.toString(releasedTerm))
+                            .containsEntry("reason", "RELEASED");
+                });
+            });
+        }
     }
 }
