@@ -6,6 +6,7 @@ import dev.baton.core.Election;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.NodeInfo;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -72,7 +73,7 @@ public final class LeaderGate {
     public record Verdict(int status, Map<String, String> headers, String body) {
 
         public Verdict {
-            headers = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+            headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
             Objects.requireNonNull(body, "body");
         }
 
