@@ -103,6 +103,7 @@ public final class LeaderGate {
         this.lookupTimeout = Objects.requireNonNull(lookupTimeout, "lookupTimeout");
     }
 
+    /** What this gate answers a follower's write with. */
     public Mode mode() {
         return mode;
     }
