@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import dev.baton.bench.backend.BackendKind;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -11,21 +12,31 @@ import java.util.OptionalLong;
  * Command-line options shared by every scenario: {@code --n} (measured samples), {@code --warmup} (samples discarded
  * first) and {@code --seed} (for hold times and other random choices), plus {@code --candidates} to run only some
  * candidates of the handover scenario. Each scenario has its own defaults for {@code --n} and {@code --warmup}.
+ *
+ * <p>{@code --backend redis|postgres} (or both, comma-separated, run one after the other in one invocation) picks the
+ * store the handover, failover, first-election and registry scenarios measure; Redis unless given, so commands written
+ * before there was a choice keep their meaning. {@code --processes} sets the registry sizes.
  */
 public final class BenchOptions {
 
-    private static final List<String> KNOWN = List.of("--n", "--warmup", "--seed", "--candidates");
+    private static final List<String> KNOWN = List.of("--n", "--warmup", "--seed", "--candidates", "--backend",
+            "--processes");
 
     private final OptionalInt n;
     private final OptionalInt warmup;
     private final OptionalLong seed;
     private final List<String> candidates;
+    private final List<BackendKind> backends;
+    private final List<Integer> processes;
 
-    private BenchOptions(OptionalInt n, OptionalInt warmup, OptionalLong seed, List<String> candidates) {
+    private BenchOptions(OptionalInt n, OptionalInt warmup, OptionalLong seed, List<String> candidates,
+            List<BackendKind> backends, List<Integer> processes) {
         this.n = n;
         this.warmup = warmup;
         this.seed = seed;
         this.candidates = candidates;
+        this.backends = backends;
+        this.processes = processes;
     }
 
     /**
@@ -64,7 +75,43 @@ public final class BenchOptions {
         return new BenchOptions(positiveInt(values, "--n", 1), positiveInt(values, "--warmup", 0),
                 values.containsKey("--seed") ? OptionalLong.of(parseLong("--seed", values.get("--seed")))
                         : OptionalLong.empty(),
-                List.copyOf(candidates));
+                List.copyOf(candidates), backends(values.get("--backend")), processes(values.get("--processes")));
+    }
+
+    private static List<BackendKind> backends(String value) {
+        if (value == null) {
+            return List.of(BackendKind.REDIS);
+        }
+        List<BackendKind> kinds = new ArrayList<>();
+        for (String key : value.split(",")) {
+            if (!key.isBlank()) {
+                BackendKind kind = BackendKind.parse(key);
+                if (!kinds.contains(kind)) {
+                    kinds.add(kind);
+                }
+            }
+        }
+        if (kinds.isEmpty()) {
+            throw new IllegalArgumentException("--backend needs at least one of redis, postgres");
+        }
+        return List.copyOf(kinds);
+    }
+
+    private static List<Integer> processes(String value) {
+        if (value == null) {
+            return List.of();
+        }
+        List<Integer> sizes = new ArrayList<>();
+        for (String size : value.split(",")) {
+            if (!size.isBlank()) {
+                long parsed = parseLong("--processes", size.trim());
+                if (parsed < 1 || parsed > 1_000_000) {
+                    throw new IllegalArgumentException("--processes must be within [1, 1000000], was " + parsed);
+                }
+                sizes.add((int) parsed);
+            }
+        }
+        return List.copyOf(sizes);
     }
 
     private static OptionalInt positiveInt(Map<String, String> values, String name, int min) {
@@ -106,10 +153,22 @@ public final class BenchOptions {
         return candidates.isEmpty() || candidates.contains(candidate);
     }
 
+    /** The backends to measure, in the order given; {@code [redis]} unless {@code --backend} was given. */
+    public List<BackendKind> backends() {
+        return backends;
+    }
+
+    /** Registry sizes from {@code --processes}, or {@code fallback} (the backend's default) if it was not given. */
+    public List<Integer> processes(List<Integer> fallback) {
+        return processes.isEmpty() ? fallback : processes;
+    }
+
     @Override
     public String toString() {
         return "n=" + (n.isPresent() ? n.getAsInt() : "default") + ", warmup="
                 + (warmup.isPresent() ? warmup.getAsInt() : "default") + ", seed=" + seed()
-                + (candidates.isEmpty() ? "" : ", candidates=" + candidates);
+                + (candidates.isEmpty() ? "" : ", candidates=" + candidates)
+                + ", backend=" + String.join(",", backends.stream().map(BackendKind::key).toList())
+                + (processes.isEmpty() ? "" : ", processes=" + processes);
     }
 }

@@ -1,19 +1,20 @@
 package dev.baton.bench.failover;
 
+import dev.baton.bench.backend.BenchBackend;
 import dev.baton.bench.support.TracingStore;
 import dev.baton.core.Baton;
 import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.NodeInfo;
-import dev.baton.redis.RedisStore;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
 
 /**
  * One election in its own JVM, for the crash-failover scenario: {@code java -cp baton-bench.jar
- * dev.baton.bench.failover.BenchNode <redis-uri> <group> <identifier>}.
+ * dev.baton.bench.failover.BenchNode <store-uri> <group> <identifier>}, where the store URI is {@code redis://…} or
+ * {@code postgresql://…} and picks the backend.
  *
  * <p>Runs one Baton election with {@link ElectionConfig#fast()} and prints, on stdout, {@code node <id>} at start,
  * {@code ready} once the first round resolved, and {@code acquired <term> <nanoTime> <sent> <granted>} from every
@@ -30,11 +31,11 @@ public final class BenchNode {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 3) {
-            System.err.println("usage: BenchNode <redis-uri> <group> <identifier>");
+            System.err.println("usage: BenchNode <redis://…|postgresql://…> <group> <identifier>");
             System.exit(2);
         }
         PrintStream out = System.out;
-        try (TracingStore store = new TracingStore(RedisStore.connect(args[0]));
+        try (TracingStore store = new TracingStore(BenchBackend.connect(args[0]));
              Election election = Baton.election(store).group(args[1]).node(NodeInfo.create(args[2]))
                      .config(ElectionConfig.fast()).build()) {
             election.addListener(event -> {

@@ -2,15 +2,15 @@ package dev.baton.bench.failover;
 
 import dev.baton.bench.BenchOptions;
 import dev.baton.bench.Scenario;
+import dev.baton.bench.backend.BackendKind;
+import dev.baton.bench.backend.BenchBackend;
 import dev.baton.bench.stats.LatencyReport;
 import dev.baton.bench.stats.PhaseBreakdown;
 import dev.baton.bench.stats.Samples;
 import dev.baton.bench.support.Environment;
-import dev.baton.bench.support.RedisAdmin;
 import dev.baton.core.ElectionConfig;
+import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.Lease;
-import dev.baton.redis.RedisStore;
-import dev.baton.testkit.RedisServer;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * leader's process is killed with SIGKILL and the next {@code acquired} line is awaited. The result is
  * {@code t_acquired - t_kill - remaining}, where {@code remaining} is the lease time still left at the kill (read
  * from the store just before it): what failover costs beyond the lease that, by design, must run out first.
- * The killed node is restarted so that three nodes run at every kill.
+ * The killed node is restarted so that three nodes run at every kill. The nodes run on the backend of
+ * {@code --backend}: each child JVM is given the store URI of the scenario's private server.
  */
 public final class FailoverScenario implements Scenario {
 
@@ -57,16 +58,22 @@ public final class FailoverScenario implements Scenario {
 
     @Override
     public void run(BenchOptions options, PrintStream out) throws Exception {
+        for (BackendKind kind : options.backends()) {
+            run(kind, options, out);
+        }
+    }
+
+    private void run(BackendKind kind, BenchOptions options, PrintStream out) throws Exception {
         int n = options.n(30);
         int warmup = options.warmup(2);
         Random random = new Random(options.seed());
-        out.println("## Crash failover (SIGKILL of the leader process)");
+        out.println("## Crash failover (SIGKILL of the leader process)" + kind.headingSuffix());
         out.println();
         BlockingQueue<NodeProcess.Acquired> acquisitions = new LinkedBlockingQueue<>();
         NodeProcess[] nodes = new NodeProcess[NODES];
-        try (RedisServer redis = RedisServer.start(); RedisAdmin admin = RedisAdmin.connect(redis.uri());
-             RedisStore observer = RedisStore.connect(redis.uri())) {
-            out.println(Environment.machine() + ". " + Environment.redis(admin, redis.uri()));
+        // The observer connects first: on PostgreSQL it creates the schema before three nodes would race to.
+        try (BenchBackend backend = BenchBackend.start(kind); CoordinationStore observer = backend.connect()) {
+            out.println(Environment.machine() + ". " + backend.describe());
             out.println("3 node JVMs (`BenchNode`, ElectionConfig.fast(): TTL 3 s, renew every 1 s, check every"
                     + " 500 ms, expiry jitter 0-5 ms); " + n + " kills after " + warmup + " warm-up kills, each"
                     + " after a " + SETTLE_MILLIS / 1000 + " s settle (a restarted node's JVM start-up takes both"
@@ -76,12 +83,12 @@ public final class FailoverScenario implements Scenario {
             out.println();
             try {
                 for (int i = 0; i < NODES; i++) {
-                    nodes[i] = NodeProcess.start("node-" + i, redis.uri(), GROUP, acquisitions);
+                    nodes[i] = NodeProcess.start("node-" + i, backend.uri(), GROUP, acquisitions);
                 }
                 for (NodeProcess node : nodes) {
                     node.awaitReady(START_TIMEOUT_SECONDS);
                 }
-                measure(nodes, acquisitions, observer, redis.uri(), random, warmup, n, out);
+                measure(nodes, acquisitions, observer, backend, random, warmup, n, out);
             } finally {
                 for (NodeProcess node : nodes) {
                     if (node != null) {
@@ -93,8 +100,9 @@ public final class FailoverScenario implements Scenario {
         out.flush();
     }
 
-    private void measure(NodeProcess[] nodes, BlockingQueue<NodeProcess.Acquired> acquisitions, RedisStore observer,
-            String uri, Random random, int warmup, int n, PrintStream out) throws Exception {
+    private void measure(NodeProcess[] nodes, BlockingQueue<NodeProcess.Acquired> acquisitions,
+            CoordinationStore observer, BenchBackend backend, Random random, int warmup, int n, PrintStream out)
+            throws Exception {
         NodeProcess.Acquired leader = acquisitions.poll(FAILOVER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         if (leader == null) {
             throw new IllegalStateException("no node became leader");
@@ -105,7 +113,7 @@ public final class FailoverScenario implements Scenario {
         Map<String, String> explained = new LinkedHashMap<>();
         explained.put("lease expiry -> acquire sent", "a follower wakes at the expiry it read plus 0-5 ms jitter"
                 + " (an early attempt is denied and retried at the new remaining time)");
-        explained.put("acquire round trip", "EVALSHA acquire on Redis, reply on the Lettuce I/O thread");
+        explained.put("acquire round trip", backend.path().acquireRoundTrip());
         explained.put("granted -> listener", "scheduler thread, then the event thread runs the listener");
         PhaseBreakdown phases = new PhaseBreakdown(warmup, n, explained);
         int renewalsCrossed = 0;
@@ -128,14 +136,15 @@ public final class FailoverScenario implements Scenario {
             System.err.printf("failover %d: lease left %.1f ms, beyond it %.2f ms%n", k,
                     kill.remainingNanos() / 1e6, (next.atNanos() - kill.expiresAt()) / 1e6);
             leader.node().awaitExit(10);
-            nodes[slot] = NodeProcess.start("node-" + slot + "-" + k, uri, GROUP, acquisitions);
+            nodes[slot] = NodeProcess.start("node-" + slot + "-" + k, backend.uri(), GROUP, acquisitions);
             nodes[slot].awaitReady(START_TIMEOUT_SECONDS);
             leader = next;
         }
         LatencyReport report = new LatencyReport()
                 .add("failover beyond the lease", beyond.summary(), "t_acquired - t_kill - remaining (the goal)")
                 .add("kill -> acquired (raw)", raw.summary(), "includes the remaining lease")
-                .add("lease remaining at kill", remaining.summary(), "read from Redis just before the kill");
+                .add("lease remaining at kill", remaining.summary(), "read from " + backend.kind().label()
+                        + " just before the kill");
         out.println(report.table());
         out.println("Where the time beyond the lease goes (lease expiry = t_kill + remaining):");
         out.println();
@@ -149,7 +158,7 @@ public final class FailoverScenario implements Scenario {
      * renewal already on its way when the process died can still land after the read; the lease is read again after
      * the kill, and if it is longer than the first read allows, the longer value is what followers must wait out.
      */
-    private static Kill kill(NodeProcess.Acquired leader, RedisStore observer) throws Exception {
+    private static Kill kill(NodeProcess.Acquired leader, CoordinationStore observer) throws Exception {
         String leaderId = leader.node().nodeId(START_TIMEOUT_SECONDS);
         Lease lease = observer.read(GROUP).get(2, TimeUnit.SECONDS)
                 .orElseThrow(() -> new IllegalStateException("no lease while a leader runs"));

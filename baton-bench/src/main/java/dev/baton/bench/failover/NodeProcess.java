@@ -36,7 +36,10 @@ final class NodeProcess {
         reader.start();
     }
 
-    /** Starts {@code java -cp <classpath> BenchNode uri group name} with the same JVM as this one. */
+    /**
+     * Starts {@code java -cp <classpath> BenchNode uri group name} with the same JVM as this one; {@code uri} is the
+     * store's ({@code redis://…} or {@code postgresql://…}) and decides the backend the node runs on.
+     */
     static NodeProcess start(String name, String uri, String group, BlockingQueue<Acquired> acquisitions)
             throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

@@ -2,11 +2,16 @@ package dev.baton.bench.first;
 
 import dev.baton.bench.BenchOptions;
 import dev.baton.bench.Scenario;
+import dev.baton.bench.backend.BackendKind;
+import dev.baton.bench.backend.BenchBackend;
+import dev.baton.bench.backend.PostgresBackend;
+import dev.baton.bench.backend.RedisBackend;
+import dev.baton.bench.backend.StorePath;
 import dev.baton.bench.stats.LatencyReport;
 import dev.baton.bench.stats.PhaseBreakdown;
 import dev.baton.bench.stats.Samples;
+import dev.baton.bench.stats.SideBySide;
 import dev.baton.bench.support.Environment;
-import dev.baton.bench.support.RedisAdmin;
 import dev.baton.bench.support.RedissonClients;
 import dev.baton.bench.support.TracingStore;
 import dev.baton.core.Baton;
@@ -14,9 +19,11 @@ import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.time.ExecutorScheduler;
-import dev.baton.redis.RedisStore;
-import dev.baton.testkit.RedisServer;
 import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,8 +38,9 @@ import org.redisson.api.RedissonClient;
 
 /**
  * Scenario 3, uncontested first election: {@code start()} -> {@code LeadershipAcquired}, on a store that is already
- * connected, with a new group name each time (so nothing is cached per group). Redisson's uncontested
- * {@code tryLock()} and {@code lock()} on a new lock name each time are measured the same way for comparison.
+ * connected, with a new group name each time (so nothing is cached per group). The backend's reference is measured
+ * the same way for comparison: on Redis, Redisson's uncontested {@code tryLock()} and {@code lock()} on a new lock
+ * name each time; on PostgreSQL, {@code pg_try_advisory_lock} and {@code pg_advisory_lock} on a new key each time.
  */
 public final class FirstElectionScenario implements Scenario {
 
@@ -56,25 +64,39 @@ public final class FirstElectionScenario implements Scenario {
 
     @Override
     public String description() {
-        return "uncontested start() -> LeadershipAcquired, new group each time (and Redisson tryLock/lock)";
+        return "uncontested start() -> LeadershipAcquired, new group each time (and Redisson tryLock/lock, or the"
+                + " advisory lock on postgres)";
     }
 
     @Override
     public void run(BenchOptions options, PrintStream out) throws Exception {
         int n = options.n(200);
         int warmup = options.warmup(20);
-        out.println("## Uncontested first election");
+        SideBySide sideBySide = new SideBySide();
+        for (BackendKind kind : options.backends()) {
+            sideBySide.add(kind.label(), run(kind, warmup, n, out));
+        }
+        if (sideBySide.size() > 1) {
+            out.println("### Uncontested first election side by side (this run)");
+            out.println();
+            out.println(sideBySide.table());
+        }
+        out.flush();
+    }
+
+    private LatencyReport run(BackendKind kind, int warmup, int n, PrintStream out) throws Exception {
+        out.println("## Uncontested first election" + kind.headingSuffix());
         out.println();
         LatencyReport report = new LatencyReport();
         List<String> breakdowns = new ArrayList<>();
-        try (RedisServer redis = RedisServer.start(); RedisAdmin admin = RedisAdmin.connect(redis.uri())) {
-            out.println(Environment.machine() + ". " + Environment.redis(admin, redis.uri()));
+        try (BenchBackend backend = BenchBackend.start(kind)) {
+            out.println(Environment.machine() + ". " + backend.describe());
             out.println("n = " + n + " starts per row after " + warmup + " warm-up starts; t0 just before"
-                    + " start() (or tryLock()/lock()), t1 in the LeadershipAcquired listener (or when the call"
-                    + " returns). The store/client is connected once, before the first start.");
+                    + " start() (or the reference's lock call), t1 in the LeadershipAcquired listener (or when the"
+                    + " call returns). The store/client is connected once, before the first start.");
             out.println();
-            System.err.println("first-election: Baton ...");
-            try (TracingStore store = new TracingStore(RedisStore.connect(redis.uri()));
+            System.err.println("first-election " + kind.key() + ": Baton ...");
+            try (TracingStore store = new TracingStore(backend.connect());
                  ExecutorScheduler scheduler = new ExecutorScheduler("bench-shared")) {
                 ExecutorService events = Executors.newSingleThreadExecutor();
                 try {
@@ -83,24 +105,37 @@ public final class FirstElectionScenario implements Scenario {
                     rows.put(Threads.DIRECT_EVENTS, "Baton, listener on Runnable::run");
                     rows.put(Threads.SUPPLIED, "Baton, threads already running");
                     for (Map.Entry<Threads, String> row : rows.entrySet()) {
-                        BatonStarts starts = new BatonStarts(store, row.getKey(), scheduler, events, warmup, n);
+                        BatonStarts starts = new BatonStarts(store, backend.path(), row.getKey(), scheduler, events,
+                                warmup, n);
                         starts.run();
                         report.add(row.getValue(), starts.samples.summary(), note(row.getKey()));
-                        breakdowns.add("Phases of **" + row.getValue() + "**:\n\n" + starts.phases.table());
+                        breakdowns.add("Phases of **" + row.getValue() + "**" + kind.headingSuffix() + ":\n\n"
+                                + starts.phases.table());
                     }
                 } finally {
                     events.shutdownNow();
                 }
             }
-            System.err.println("first-election: Redisson ...");
-            RedissonClient redisson = RedissonClients.create(redis.uri());
-            try {
-                report.add("Redisson tryLock()", redisson(redisson, true, warmup, n).summary(),
-                        "3.35.0, new lock name each time");
-                report.add("Redisson lock()", redisson(redisson, false, warmup, n).summary(),
-                        "3.35.0, new lock name each time");
-            } finally {
-                redisson.shutdown(0, 2, TimeUnit.SECONDS);
+            if (backend instanceof RedisBackend redis) {
+                System.err.println("first-election redis: Redisson ...");
+                RedissonClient redisson = RedissonClients.create(redis.uri());
+                try {
+                    report.add("Redisson tryLock()", redisson(redisson, true, warmup, n).summary(),
+                            "3.35.0, new lock name each time");
+                    report.add("Redisson lock()", redisson(redisson, false, warmup, n).summary(),
+                            "3.35.0, new lock name each time");
+                } finally {
+                    redisson.shutdown(0, 2, TimeUnit.SECONDS);
+                }
+            }
+            if (backend instanceof PostgresBackend postgres) {
+                System.err.println("first-election postgres: advisory lock ...");
+                try (Connection connection = postgres.openConnection()) {
+                    report.add("pg_try_advisory_lock()", advisory(connection, true, warmup, n).summary(),
+                            "session lock, pgjdbc, new key each time");
+                    report.add("pg_advisory_lock()", advisory(connection, false, warmup, n).summary(),
+                            "session lock, pgjdbc, new key each time");
+                }
             }
         }
         out.println(report.table());
@@ -109,6 +144,7 @@ public final class FirstElectionScenario implements Scenario {
         out.println(report.ratios(BASELINE));
         breakdowns.forEach(out::println);
         out.flush();
+        return report;
     }
 
     private static String note(Threads threads) {
@@ -122,6 +158,7 @@ public final class FirstElectionScenario implements Scenario {
     /** Repeated uncontested starts of Baton elections on one store, each on a new group. */
     private static final class BatonStarts {
         private final TracingStore store;
+        private final String prefix;
         private final Threads threads;
         private final ExecutorScheduler scheduler;
         private final ExecutorService events;
@@ -130,9 +167,10 @@ public final class FirstElectionScenario implements Scenario {
         private final Samples samples;
         private final PhaseBreakdown phases;
 
-        BatonStarts(TracingStore store, Threads threads, ExecutorScheduler scheduler, ExecutorService events,
-                int warmup, int n) {
+        BatonStarts(TracingStore store, StorePath path, Threads threads, ExecutorScheduler scheduler,
+                ExecutorService events, int warmup, int n) {
             this.store = store;
+            this.prefix = "bench-first-" + threads.name().toLowerCase(java.util.Locale.ROOT) + "-";
             this.threads = threads;
             this.scheduler = scheduler;
             this.events = events;
@@ -140,17 +178,13 @@ public final class FirstElectionScenario implements Scenario {
             this.n = n;
             this.samples = new Samples(warmup, n);
             Map<String, String> explained = new LinkedHashMap<>();
-            explained.put("start() -> acquire sent", "hop to the scheduler thread (created now unless supplied);"
-                    + " lease watch and member watch SUBSCRIBEs, register EVALSHA, ElectionStarted emitted (the"
-                    + " event thread is created now unless supplied), then store.acquire()");
-            explained.put("acquire round trip", "EVALSHA acquire, queued behind the register on the same"
-                    + " connection; reply on the Lettuce I/O thread");
+            explained.put("start() -> acquire sent", path.startToAcquire());
+            explained.put("acquire round trip", path.firstAcquire());
             explained.put("granted -> listener (t1)", "hop to the scheduler thread, then to the listener's thread");
             this.phases = new PhaseBreakdown(warmup, n, explained);
         }
 
         void run() throws Exception {
-            String prefix = "bench-first-" + threads.name().toLowerCase(java.util.Locale.ROOT) + "-";
             for (int i = 0; i < warmup + n; i++) {
                 Baton.ElectionBuilder builder = Baton.election(store).group(prefix + i)
                         .config(ElectionConfig.defaults());
@@ -195,6 +229,33 @@ public final class FirstElectionScenario implements Scenario {
             long t1 = System.nanoTime();
             samples.add(t1 - t0);
             lock.unlock();
+        }
+        return samples;
+    }
+
+    /**
+     * Uncontested session advisory locks on one connection, a new key each time: t0 before the lock call is sent, t1
+     * when it returns; the unlock afterwards is not timed.
+     */
+    private static Samples advisory(Connection connection, boolean tryLock, int warmup, int n) throws SQLException {
+        Samples samples = new Samples(warmup, n);
+        long base = tryLock ? 1_000_000_000L : 2_000_000_000L;
+        try (PreparedStatement lock = connection.prepareStatement(
+                tryLock ? "SELECT pg_try_advisory_lock(?)" : "SELECT pg_advisory_lock(?)");
+             PreparedStatement unlock = connection.prepareStatement("SELECT pg_advisory_unlock(?)")) {
+            for (int i = 0; i < warmup + n; i++) {
+                lock.setLong(1, base + i);
+                long t0 = System.nanoTime();
+                try (ResultSet rs = lock.executeQuery()) {
+                    long t1 = System.nanoTime();
+                    samples.add(t1 - t0);
+                    if (tryLock && (!rs.next() || !rs.getBoolean(1))) {
+                        throw new IllegalStateException("uncontested pg_try_advisory_lock(" + (base + i) + ") failed");
+                    }
+                }
+                unlock.setLong(1, base + i);
+                unlock.executeQuery().close();
+            }
         }
         return samples;
     }

@@ -1,5 +1,6 @@
 package dev.baton.bench.handover;
 
+import dev.baton.bench.backend.BenchBackend;
 import dev.baton.bench.stats.PhaseBreakdown;
 import dev.baton.bench.support.TracingStore;
 import dev.baton.core.Baton;
@@ -7,7 +8,6 @@ import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.NodeInfo;
-import dev.baton.redis.RedisStore;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,8 +15,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Baton elections as three contenders, each on its own {@link RedisStore} (its own Lettuce client and
- * connections), with {@link ElectionConfig#defaults()}. t1 is taken in the {@code LeadershipAcquired} listener.
+ * Baton elections as three contenders, each on its own store of the backend (its own client, connections and
+ * threads: a Lettuce client for Redis, a HikariCP pool and LISTEN connection for PostgreSQL), with
+ * {@link ElectionConfig#defaults()}. t1 is taken in the {@code LeadershipAcquired} listener.
  *
  * <p>Release is either {@link Election#close()} (the issue's method; the closed contender is re-created on a fresh
  * store once the next leader is known, so three contend at every release) or {@link Election#stepDown()} (the
@@ -34,7 +35,7 @@ public final class BatonContenders implements Contenders {
     private record Slot(TracingStore store, Election election) {
     }
 
-    private final String uri;
+    private final BenchBackend backend;
     private final Release release;
     private final boolean directEvents;
     private final String group;
@@ -46,8 +47,9 @@ public final class BatonContenders implements Contenders {
      * @param directEvents run listeners on the election's scheduler thread instead of its event thread
      * @param warmup       handovers to leave out of the phase breakdown
      */
-    public BatonContenders(String uri, Release release, boolean directEvents, String group, int warmup, int n) {
-        this.uri = uri;
+    public BatonContenders(BenchBackend backend, Release release, boolean directEvents, String group, int warmup,
+            int n) {
+        this.backend = backend;
         this.release = release;
         this.directEvents = directEvents;
         this.group = group;
@@ -55,10 +57,9 @@ public final class BatonContenders implements Contenders {
         explained.put("t0 -> release sent", (release == Release.CLOSE ? "close()" : "stepDown()")
                 + " -> scheduler thread; LeadershipLost delivered to listeners" + (directEvents ? ""
                 : " (event thread and back)") + "; store.release() called");
-        explained.put("release sent -> notice at winner", "EVALSHA release+PUBLISH on Redis, pub/sub message read by"
-                + " the winner's Lettuce I/O thread");
+        explained.put("release sent -> notice at winner", backend.path().releaseToNotice());
         explained.put("notice -> acquire sent", "hop to the winner's scheduler thread; store.acquire() called");
-        explained.put("acquire round trip", "EVALSHA acquire; reply completed on the Lettuce I/O thread");
+        explained.put("acquire round trip", backend.path().acquireRoundTrip());
         explained.put("granted -> listener (t1)", "hop to the scheduler thread, engine becomes leader, "
                 + (directEvents ? "listener runs there" : "hop to the event thread, listener runs"));
         this.phases = new PhaseBreakdown(warmup, n, explained);
@@ -84,7 +85,7 @@ public final class BatonContenders implements Contenders {
     }
 
     private Slot open(int contender) throws Exception {
-        TracingStore store = new TracingStore(RedisStore.connect(uri));
+        TracingStore store = new TracingStore(backend.connect());
         Baton.ElectionBuilder builder = Baton.election(store)
                 .group(group)
                 .node(NodeInfo.create("contender-" + contender))

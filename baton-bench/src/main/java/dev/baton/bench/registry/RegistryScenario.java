@@ -2,19 +2,21 @@ package dev.baton.bench.registry;
 
 import dev.baton.bench.BenchOptions;
 import dev.baton.bench.Scenario;
+import dev.baton.bench.backend.BackendKind;
+import dev.baton.bench.backend.BenchBackend;
+import dev.baton.bench.backend.PostgresBackend;
+import dev.baton.bench.backend.RedisBackend;
 import dev.baton.bench.stats.LatencyReport;
 import dev.baton.bench.stats.MarkdownTable;
 import dev.baton.bench.stats.Samples;
 import dev.baton.bench.support.CommandMonitor;
 import dev.baton.bench.support.Environment;
-import dev.baton.bench.support.RedisAdmin;
 import dev.baton.core.Baton;
 import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.Membership;
 import dev.baton.core.NodeInfo;
-import dev.baton.redis.RedisStore;
-import dev.baton.testkit.RedisServer;
+import dev.baton.core.store.CoordinationStore;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,15 +28,16 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Scenario 4, the process registry at 10,000 processes: registers them through {@code election.membership()},
- * then measures one process's heartbeat (latency, and the Redis commands it costs, counted with
- * {@code INFO commandstats} deltas and split by {@code MONITOR} into client round trips and commands run inside a
- * script) and listing every process with {@code members()}.
+ * Scenario 4, the process registry: registers 10,000 processes (on PostgreSQL 1,000 and 10,000, or the sizes of
+ * {@code --processes}) through {@code election.membership()}, then measures one process's heartbeat and listing every
+ * process with {@code members()}, beside one raw round trip and a raw read of the registry for scale. On Redis it
+ * also counts the commands a heartbeat costs ({@code INFO commandstats} deltas, split by {@code MONITOR} into client
+ * round trips and commands run inside a script).
  */
 public final class RegistryScenario implements Scenario {
 
-    private static final int PROCESSES = 10_000;
-    private static final String GROUP = "bench-registry";
+    private static final List<Integer> REDIS_SIZES = List.of(10_000);
+    private static final List<Integer> POSTGRES_SIZES = List.of(1_000, 10_000);
     private static final int IN_FLIGHT = 256;
     /** A listing's decode path needs about 15 calls before the JIT has compiled it; a leader lists far more often. */
     private static final int LISTING_WARMUP = 20;
@@ -49,65 +52,101 @@ public final class RegistryScenario implements Scenario {
 
     @Override
     public String description() {
-        return "10,000 registered processes: heartbeat latency and commands per heartbeat, members() latency";
+        return "10,000 registered processes (postgres: 1,000 and 10,000): heartbeat latency, commands per heartbeat"
+                + " (redis), members() latency";
     }
 
     @Override
     public void run(BenchOptions options, PrintStream out) throws Exception {
         int n = options.n(1_000);
         int warmup = options.warmup(200);
-        out.println("## Process registry at " + String.format("%,d", PROCESSES) + " processes");
-        out.println();
-        try (RedisServer redis = RedisServer.start(); RedisAdmin admin = RedisAdmin.connect(redis.uri());
-             RedisStore store = RedisStore.connect(redis.uri());
-             Election election = Baton.election(store).group(GROUP)
-                     .config(ElectionConfig.defaults()).build()) {
-            out.println(Environment.machine() + ". " + Environment.redis(admin, redis.uri()));
-            out.println();
-            Membership membership = election.membership();
-            List<String> ids = new ArrayList<>();
-            System.err.println("registry: registering " + PROCESSES + " processes ...");
-            long registration = register(membership, ids);
-            out.println("Registered " + String.format("%,d", PROCESSES) + " processes through"
-                    + " `election.membership().register(...)` (up to " + IN_FLIGHT + " in flight) in "
-                    + MarkdownTable.millis(registration) + " ms (" + String.format("%,.0f", PROCESSES / (registration
-                    / 1e9)) + " registrations/s). The election itself is not started, so nothing else runs.");
-            out.println();
-
-            Random random = new Random(options.seed());
-            System.err.println("registry: heartbeats ...");
-            Map<String, Long> before = admin.commandCalls();
-            Samples heartbeats = heartbeats(membership, ids, random, warmup, n);
-            Map<String, Long> after = admin.commandCalls();
-            CommandMonitor.Counts monitored = CommandMonitor.during(redis.host(), redis.port(), admin,
-                    () -> heartbeatsUnchecked(membership, ids, random, MONITORED_HEARTBEATS));
-            System.err.println("registry: listings ...");
-            Samples listings = listings(membership);
-            // Layout documented on RedisStore: group G's registry hash is {G}:processes (empty key prefix).
-            long[] entryBytes = new long[1];
-            Samples transfers = timed(LISTING_WARMUP, LISTINGS,
-                    () -> entryBytes[0] = admin.hashValueBytes("{" + GROUP + "}:processes"));
-            Samples pings = timed(warmup, n, () -> admin.commands().ping());
-
-            LatencyReport report = new LatencyReport()
-                    .add("heartbeat(id), one process", heartbeats.summary(), "sequential, random process")
-                    .add("PING (one round trip, for scale)", pings.summary(), "Lettuce sync")
-                    .add("members(), all " + String.format("%,d", PROCESSES), listings.summary(),
-                            LISTING_WARMUP + " warm-up listings")
-                    .add("raw HGETALL of the registry hash", transfers.summary(),
-                            "transfer only, no decoding: " + String.format("%,d", entryBytes[0] / PROCESSES)
-                                    + " bytes of JSON per process");
-            out.println(report.table());
-            out.println(commandTable(before, after, warmup + n, monitored));
+        for (BackendKind kind : options.backends()) {
+            List<Integer> sizes = options.processes(kind == BackendKind.REDIS ? REDIS_SIZES : POSTGRES_SIZES);
+            try (BenchBackend backend = BenchBackend.start(kind)) {
+                for (int processes : sizes) {
+                    run(backend, processes, options.seed(), warmup, n, out);
+                }
+            }
         }
         out.flush();
     }
 
-    private static long register(Membership membership, List<String> ids) throws Exception {
+    private void run(BenchBackend backend, int processes, long seed, int warmup, int n, PrintStream out)
+            throws Exception {
+        String group = "bench-registry-" + processes;
+        String count = String.format("%,d", processes);
+        out.println("## Process registry at " + count + " processes" + backend.kind().headingSuffix());
+        out.println();
+        try (CoordinationStore store = backend.connect();
+             Election election = Baton.election(store).group(group).config(ElectionConfig.defaults()).build()) {
+            out.println(Environment.machine() + ". " + backend.describe());
+            out.println();
+            Membership membership = election.membership();
+            List<String> ids = new ArrayList<>();
+            System.err.println("registry " + backend.kind().key() + ": registering " + processes + " processes ...");
+            long registration = register(membership, processes, ids);
+            out.println("Registered " + count + " processes through"
+                    + " `election.membership().register(...)` (up to " + IN_FLIGHT + " in flight) in "
+                    + MarkdownTable.millis(registration) + " ms (" + String.format("%,.0f", processes / (registration
+                    / 1e9)) + " registrations/s). The election itself is not started, so nothing else runs.");
+            out.println();
+
+            Random random = new Random(seed);
+            System.err.println("registry " + backend.kind().key() + ": heartbeats ...");
+            Map<String, Long> before = backend instanceof RedisBackend redis ? redis.admin().commandCalls() : null;
+            Samples heartbeats = heartbeats(membership, ids, random, warmup, n);
+            String commands = null;
+            if (backend instanceof RedisBackend redis) {
+                Map<String, Long> after = redis.admin().commandCalls();
+                CommandMonitor.Counts monitored = CommandMonitor.during(redis.server().host(), redis.server().port(),
+                        redis.admin(), () -> heartbeatsUnchecked(membership, ids, random, MONITORED_HEARTBEATS));
+                commands = commandTable(before, after, warmup + n, monitored);
+            }
+            System.err.println("registry " + backend.kind().key() + ": listings ...");
+            Samples listings = listings(membership, processes);
+            long[] entrySize = new long[1];
+            Samples transfers = timed(LISTING_WARMUP, LISTINGS, () -> entrySize[0] = rawRead(backend, group));
+            Samples roundTrips = timed(warmup, n, backend::roundTrip);
+
+            LatencyReport report = new LatencyReport()
+                    .add("heartbeat(id), one process", heartbeats.summary(), "sequential, random process")
+                    .add(backend.roundTripName() + " (one round trip, for scale)", roundTrips.summary(),
+                            backend.roundTripClient())
+                    .add("members(), all " + count, listings.summary(), LISTING_WARMUP + " warm-up listings")
+                    .add(rawReadName(backend), transfers.summary(), rawReadNote(backend, entrySize[0] / processes));
+            out.println(report.table());
+            if (commands != null) {
+                out.println(commands);
+            }
+        }
+    }
+
+    /** Reads the whole registry of {@code group} without decoding it; returns its size in bytes (or characters). */
+    private static long rawRead(BenchBackend backend, String group) throws Exception {
+        if (backend instanceof RedisBackend redis) {
+            // Layout documented on RedisStore: group G's registry hash is {G}:processes (empty key prefix).
+            return redis.admin().hashValueBytes("{" + group + "}:processes");
+        }
+        return ((PostgresBackend) backend).registryRowChars(group);
+    }
+
+    private static String rawReadName(BenchBackend backend) {
+        return backend instanceof RedisBackend ? "raw HGETALL of the registry hash"
+                : "raw SELECT of the group's cluster_nodes rows";
+    }
+
+    private static String rawReadNote(BenchBackend backend, long perProcess) {
+        return backend instanceof RedisBackend
+                ? "transfer only, no decoding: " + String.format("%,d", perProcess) + " bytes of JSON per process"
+                : "columns read as text; no lease join, no JSON unpacking, no NodeInfo: "
+                        + String.format("%,d", perProcess) + " characters per process";
+    }
+
+    private static long register(Membership membership, int processes, List<String> ids) throws Exception {
         Semaphore inFlight = new Semaphore(IN_FLIGHT);
         List<CompletableFuture<Void>> pending = new ArrayList<>();
         long start = System.nanoTime();
-        for (int i = 0; i < PROCESSES; i++) {
+        for (int i = 0; i < processes; i++) {
             String id = String.format("process-%05d", i);
             ids.add(id);
             NodeInfo node = NodeInfo.of(id, "bench-worker")
@@ -119,8 +158,8 @@ public final class RegistryScenario implements Scenario {
         CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         long elapsed = System.nanoTime() - start;
         int listed = membership.members().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).size();
-        if (listed != PROCESSES) {
-            throw new IllegalStateException("registered " + PROCESSES + " processes but members() lists " + listed);
+        if (listed != processes) {
+            throw new IllegalStateException("registered " + processes + " processes but members() lists " + listed);
         }
         return elapsed;
     }
@@ -143,11 +182,11 @@ public final class RegistryScenario implements Scenario {
         }
     }
 
-    private static Samples listings(Membership membership) throws Exception {
+    private static Samples listings(Membership membership, int processes) throws Exception {
         return timed(LISTING_WARMUP, LISTINGS, () -> {
             List<NodeInfo> all = membership.members().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            if (all.size() != PROCESSES) {
-                throw new IllegalStateException("members() listed " + all.size() + " of " + PROCESSES);
+            if (all.size() != processes) {
+                throw new IllegalStateException("members() listed " + all.size() + " of " + processes);
             }
         });
     }

@@ -23,6 +23,11 @@ public final class LatencyReport {
         return Map.copyOf(rows);
     }
 
+    /** The candidates in the order their rows were added. */
+    public java.util.List<String> candidates() {
+        return java.util.List.copyOf(rows.keySet());
+    }
+
     /** The latency table. */
     public String table() {
         MarkdownTable table = new MarkdownTable("candidate", "n", "p50 ms", "p90 ms", "p99 ms", "max ms", "mean ms",

@@ -1,5 +1,6 @@
 package dev.baton.bench.support;
 
+import dev.baton.bench.backend.BenchBackend;
 import dev.baton.bench.stats.LatencyReport;
 import dev.baton.bench.stats.Samples;
 import java.util.Random;
@@ -10,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the machine charges for the two things every handover is made of, measured the way the handover harness
- * measures: a Redis round trip, and handing work to another (parked) thread. Each is taken both back to back and
+ * measures: a round trip to the store's server ({@code PING} on Redis, {@code SELECT 1} on PostgreSQL), and handing work
+ * to another (parked) thread. Each is taken both back to back and
  * after an idle pause of 50-550 ms, because a thread (and a virtual CPU) that has been idle for the hold time wakes
  * up more slowly than one that just ran.
  */
@@ -22,8 +24,8 @@ public final class Calibration {
     private Calibration() {
     }
 
-    /** A table with PING and thread hand-off latencies, hot and after an idle hold. */
-    public static String table(RedisAdmin admin, Random random) throws Exception {
+    /** A table with the backend's raw round trip and thread hand-off latencies, hot and after an idle hold. */
+    public static String table(BenchBackend backend, Random random) throws Exception {
         ExecutorService other = Executors.newSingleThreadExecutor(r -> {
             Thread thread = new Thread(r, "bench-calibration");
             thread.setDaemon(true);
@@ -31,8 +33,10 @@ public final class Calibration {
         });
         try {
             LatencyReport report = new LatencyReport()
-                    .add("PING, back to back", ping(admin, random, HOT, false).summary(), "Lettuce sync")
-                    .add("PING after 50-550 ms idle", ping(admin, random, COLD, true).summary(), "Lettuce sync")
+                    .add(backend.roundTripName() + ", back to back", roundTrips(backend, random, HOT, false).summary(),
+                            backend.roundTripClient())
+                    .add(backend.roundTripName() + " after 50-550 ms idle",
+                            roundTrips(backend, random, COLD, true).summary(), backend.roundTripClient())
                     .add("thread hand-off, back to back", handOff(other, random, HOT, false).summary(),
                             "execute() on a parked single-thread executor -> task runs")
                     .add("thread hand-off after 50-550 ms idle", handOff(other, random, COLD, true).summary(),
@@ -44,12 +48,12 @@ public final class Calibration {
         }
     }
 
-    private static Samples ping(RedisAdmin admin, Random random, int count, boolean idle) throws InterruptedException {
+    private static Samples roundTrips(BenchBackend backend, Random random, int count, boolean idle) throws Exception {
         Samples samples = new Samples(idle ? 2 : 200, count);
         for (int i = 0; i < count + (idle ? 2 : 200); i++) {
             pause(random, idle);
             long t0 = System.nanoTime();
-            admin.commands().ping();
+            backend.roundTrip();
             samples.add(System.nanoTime() - t0);
         }
         return samples;

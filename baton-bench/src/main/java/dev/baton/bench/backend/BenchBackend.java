@@ -1,0 +1,64 @@
+package dev.baton.bench.backend;
+
+import dev.baton.core.store.CoordinationStore;
+import dev.baton.postgres.PostgresStore;
+import dev.baton.redis.RedisStore;
+import java.util.Locale;
+
+/**
+ * A private server of one backend that a scenario starts, measures against and stops ({@link #close()}): the URI of
+ * its store, fresh store connections, one raw round trip for calibration, and the words the phase tables use for its
+ * store calls. Scenarios take their backend from {@code --backend}, so every harness runs unchanged on each.
+ */
+public sealed interface BenchBackend extends AutoCloseable permits RedisBackend, PostgresBackend {
+
+    /** Starts a private server of {@code kind} on a free loopback port. */
+    static BenchBackend start(BackendKind kind) throws Exception {
+        return switch (kind) {
+            case REDIS -> RedisBackend.start();
+            case POSTGRES -> PostgresBackend.start();
+        };
+    }
+
+    /**
+     * Connects a store to {@code uri} by its scheme ({@code redis://} or {@code postgresql://}): what the failover
+     * scenario's child JVMs do with the URI they are given.
+     */
+    static CoordinationStore connect(String uri) {
+        String lower = uri.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("redis://") || lower.startsWith("rediss://")) {
+            return RedisStore.connect(uri);
+        }
+        if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
+            return PostgresStore.connect(uri);
+        }
+        throw new IllegalArgumentException("not a redis:// or postgresql:// URI");
+    }
+
+    BackendKind kind();
+
+    /** The URI Baton's store connects to (for PostgreSQL it holds the private server's password). */
+    String uri();
+
+    /** A new store on this server, with its own connections and threads; the caller closes it. */
+    CoordinationStore connect();
+
+    /** A markdown sentence: the server, its version, and the raw round trip a store call cannot go below. */
+    String describe();
+
+    /** The raw round trip of {@link #roundTrip()}, e.g. {@code PING}. */
+    String roundTripName();
+
+    /** How {@link #roundTrip()} is made, for the calibration table's notes. */
+    String roundTripClient();
+
+    /** One raw round trip on a connection of its own (not any candidate's); returns when the reply is in. */
+    void roundTrip() throws Exception;
+
+    /** What this backend's store calls are made of, for the phase tables. */
+    StorePath path();
+
+    /** Stops the server and closes the connections this backend opened itself. */
+    @Override
+    void close();
+}
