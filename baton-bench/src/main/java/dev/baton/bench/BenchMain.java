@@ -74,7 +74,7 @@ public final class BenchMain {
 
     private static void usage(PrintStream out) {
         out.println("usage: java -jar baton-bench.jar <scenario> [--n N] [--warmup N] [--seed S] "
-                + "[--candidates a,b]");
+                + "[--candidates a,b] [--backend redis|postgres|redis,postgres] [--processes N,M]");
         out.println("       java -jar baton-bench.jar jmh [JMH options]   (default: "
                 + String.join(" ", QUICK_JMH) + ")");
         out.println();
@@ -84,5 +84,8 @@ public final class BenchMain {
         out.println();
         out.println("handover candidates (--candidates): baton, baton-direct, baton-stepdown, setnx, redisson, "
                 + "curator");
+        out.println("  on --backend postgres: baton, baton-direct, baton-stepdown, advisory, curator");
+        out.println("--backend (default redis) applies to handover, failover, first-election and registry;"
+                + " --processes sets the registry sizes (default 10000; on postgres 1000,10000)");
     }
 }
