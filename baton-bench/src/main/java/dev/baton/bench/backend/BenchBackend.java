@@ -55,6 +55,9 @@ public sealed interface BenchBackend extends AutoCloseable permits RedisBackend,
     /** One raw round trip on a connection of its own (not any candidate's); returns when the reply is in. */
     void roundTrip() throws Exception;
 
+    /** Opens a listener and a sender for timing one push notice through the server; the caller closes it. */
+    PushProbe openPushProbe() throws Exception;
+
     /** What this backend's store calls are made of, for the phase tables. */
     StorePath path();
 

@@ -11,6 +11,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /**
  * A private PostgreSQL (the testkit's {@link PostgresServer}: its own directory and free loopback port, never a
@@ -148,6 +153,65 @@ public final class PostgresBackend implements BenchBackend {
             }
         }
         return chars;
+    }
+
+    @Override
+    public PushProbe openPushProbe() throws SQLException {
+        String channel = "bench_calibration";
+        Connection listen = openConnection();
+        Connection send = openConnection();
+        try (Statement statement = listen.createStatement()) {
+            statement.execute("LISTEN " + channel);
+        }
+        BlockingQueue<Long> received = new LinkedBlockingQueue<>();
+        PGConnection pg = listen.unwrap(PGConnection.class);
+        Thread reader = new Thread(() -> {
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    // The loop PgListener runs: getNotifications with a 500 ms timeout.
+                    PGNotification[] notifications = pg.getNotifications(500);
+                    if (notifications != null) {
+                        for (PGNotification notification : notifications) {
+                            received.add(System.nanoTime());
+                        }
+                    }
+                }
+            } catch (SQLException e) {
+                // close() aborts the connection.
+            }
+        }, "bench-calibration-listen");
+        reader.setDaemon(true);
+        reader.start();
+        PreparedStatement notify = send.prepareStatement("SELECT pg_notify('" + channel + "', 'x')");
+        return new PushProbe() {
+            @Override
+            public String name() {
+                return "NOTIFY -> LISTEN thread";
+            }
+
+            @Override
+            public long sendAndAwait() throws Exception {
+                long sent = System.nanoTime();
+                notify.executeQuery().close();
+                Long at = received.poll(5, TimeUnit.SECONDS);
+                if (at == null) {
+                    throw new IllegalStateException("no notification on " + channel + " within 5 s");
+                }
+                return at - sent;
+            }
+
+            @Override
+            public void close() {
+                reader.interrupt();
+                for (Connection c : new Connection[] {listen, send}) {
+                    try {
+                        c.abort(Runnable::run);
+                    } catch (SQLException e) {
+                        // The server is stopped with the backend anyway.
+                    }
+                }
+            }
+        };
     }
 
     @Override

@@ -5,6 +5,13 @@ import dev.baton.bench.support.RedisAdmin;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.redis.RedisStore;
 import dev.baton.testkit.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /** A private {@code redis-server} (the testkit's {@link RedisServer}) with a {@link RedisAdmin} connection. */
 public final class RedisBackend implements BenchBackend {
@@ -78,6 +85,44 @@ public final class RedisBackend implements BenchBackend {
     @Override
     public void roundTrip() {
         admin.commands().ping();
+    }
+
+    @Override
+    public PushProbe openPushProbe() {
+        String channel = "bench-calibration";
+        RedisClient client = RedisClient.create(server.uri());
+        StatefulRedisPubSubConnection<String, String> subscriber = client.connectPubSub();
+        BlockingQueue<Long> received = new LinkedBlockingQueue<>();
+        subscriber.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String from, String message) {
+                received.add(System.nanoTime());
+            }
+        });
+        subscriber.sync().subscribe(channel);
+        return new PushProbe() {
+            @Override
+            public String name() {
+                return "PUBLISH -> pub/sub listener";
+            }
+
+            @Override
+            public long sendAndAwait() throws InterruptedException {
+                long sent = System.nanoTime();
+                admin.commands().publish(channel, "x");
+                Long at = received.poll(5, TimeUnit.SECONDS);
+                if (at == null) {
+                    throw new IllegalStateException("no message on " + channel + " within 5 s");
+                }
+                return at - sent;
+            }
+
+            @Override
+            public void close() {
+                subscriber.close();
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+        };
     }
 
     @Override

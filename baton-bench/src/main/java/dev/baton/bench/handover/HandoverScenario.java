@@ -93,6 +93,9 @@ public final class HandoverScenario implements Scenario {
         }
         if (options.backends().size() > 1) {
             for (Map.Entry<Pass, SideBySide> pass : sideBySide.entrySet()) {
+                if (pass.getValue().isEmpty()) {
+                    continue;
+                }
                 out.println("### Handover side by side, " + pass.getKey().label() + " (this run)");
                 out.println();
                 out.println(pass.getValue().table());
@@ -133,6 +136,9 @@ public final class HandoverScenario implements Scenario {
                 contenders.breakdown().ifPresent(table -> breakdowns.add("Phases of **" + contenders.name()
                         + "**" + backend.kind().headingSuffix() + " (" + pass.label() + "):\n\n" + table));
             }
+        }
+        if (report.candidates().isEmpty()) {
+            return report;
         }
         out.println("### Handover" + backend.kind().headingSuffix() + ", " + pass.label());
         out.println();

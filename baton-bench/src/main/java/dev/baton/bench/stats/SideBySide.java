@@ -25,6 +25,11 @@ public final class SideBySide {
         return columns.size();
     }
 
+    /** True if no backend has a row. */
+    public boolean isEmpty() {
+        return columns.values().stream().allMatch(report -> report.candidates().isEmpty());
+    }
+
     /** The table; candidates in the order they first appear. */
     public String table() {
         List<String> candidates = new ArrayList<>();
