@@ -45,6 +45,8 @@
     lastLeader: undefined,
     /** The term after which a "no leader" observation was already recorded. */
     leaderlessRecordedAfter: -1,
+    /** Server clock minus this browser's clock (ms), from the status answer's timestamp: last-seen uses the store's. */
+    clockOffset: 0,
   };
 
   const rendered = {};
@@ -135,7 +137,12 @@
     return Number.isNaN(ms) ? null : ms;
   }
 
-  /** "0.8 s ago", "42 s ago", "3 min ago": relative to this browser's clock (future stamps count as now). */
+  /** The server's time now, as far as this page can tell (its clock corrected by the last status answer). */
+  function serverNow() {
+    return Date.now() + model.clockOffset;
+  }
+
+  /** "0.8 s ago", "42 s ago", "3 min ago" (stamps a little in the future count as now). */
   function ago(ms, now) {
     const seconds = Math.max(0, now - ms) / 1000;
     if (seconds < 10) {
@@ -181,11 +188,11 @@
     }
     const iso = new Date(ms).toISOString();
     return el('time', {className: 'rel', datetime: iso, title: new Date(ms).toLocaleString(), 'data-at': ms},
-        ago(ms, Date.now()));
+        ago(ms, serverNow()));
   }
 
   function refreshRelativeTimes() {
-    const now = Date.now();
+    const now = serverNow();
     for (const node of document.querySelectorAll('time.rel')) {
       const text = ago(Number(node.getAttribute('data-at')), now);
       if (node.textContent !== text) {
@@ -194,7 +201,7 @@
     }
     if (model.statusAt) {
       const who = model.status && model.status.node_id ? ' from ' + model.status.node_id : '';
-      setText('updated', 'Last answer ' + ago(model.statusAt, now) + who + '.');
+      setText('updated', 'Last answer ' + ago(model.statusAt, Date.now()) + who + '.');
     }
   }
 
@@ -253,6 +260,9 @@
     if (status.status === 'fulfilled' && status.value.status === 200 && isObject(status.value.body)) {
       model.status = status.value.body;
       model.statusAt = Date.now();
+      const serverTime = toMillis(model.status.timestamp);
+      // The stamp was taken about half a round trip ago; on a LAN that is noise next to a second of polling.
+      model.clockOffset = serverTime === null ? 0 : serverTime - model.statusAt;
       model.statusError = null;
       observeLeadership(model.status);
     } else {
@@ -377,7 +387,7 @@
         ? null : String(status.leader_id);
     const term = Number(status.term) || 0;
     const first = model.lastLeader === undefined;
-    const at = Date.now();
+    const at = serverNow();
     if (leaderId !== null) {
       if (term < model.highestTerm) {
         return;
