@@ -1,0 +1,756 @@
+package dev.baton.peer.transport.internal;
+
+import dev.baton.core.time.Clock;
+import dev.baton.peer.transport.DropReason;
+import dev.baton.peer.transport.MalformedMessageException;
+import dev.baton.peer.transport.PeerAddress;
+import dev.baton.peer.transport.RejectReason;
+import dev.baton.peer.transport.internal.Connection.Phase;
+import dev.baton.peer.transport.internal.Handshake.ActiveGreet;
+import dev.baton.peer.transport.internal.Handshake.AuthChallenge;
+import dev.baton.peer.transport.internal.Handshake.AuthResponse;
+import dev.baton.peer.transport.internal.Handshake.CloseNotice;
+import dev.baton.peer.transport.internal.Handshake.PassiveGreet;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The TCP side of {@code NettyTransport}: listens, dials, runs the handshake on every connection, keeps one
+ * connection per peer, and moves encoded messages. It knows nothing of the protocol's message type.
+ *
+ * <p><b>Handshake</b> (seed 003, "Node Handshake Conflict"): the side that connects sends an active greet; the side
+ * that accepts answers with a passive greet. With a shared secret, a challenge and a response come between the two,
+ * and the acceptor decides nothing before the connector has proved the secret. A connection is mapped to a peer only
+ * when its greet arrives, and DATA flows only on a connection both sides have mapped.
+ *
+ * <p><b>Duplicates.</b> When two nodes dial each other at once, the connection opened by the smaller address is kept,
+ * on both sides. The acceptor decides, when the connector's greet arrives, and says so in its passive greet
+ * ({@code accepted}): it refuses the connection if it is itself the smaller address and already has its own connection
+ * to that peer (connecting or established), and otherwise accepts it and closes any connection of its own. A node sends
+ * DATA only after the connection is accepted, and keeps its messages queued per peer (not per connection), so a
+ * refused or abandoned connection loses nothing: the messages go out on the one that is kept. A greet with another
+ * incarnation than the connection in use means the peer restarted: the new connection replaces the old one.
+ *
+ * <p><b>Threads.</b> Netty event loops run the handlers; one lock guards the peer table and every connection's phase.
+ * Nothing blocks under the lock: writes and closes are asynchronous.
+ */
+public final class NettyConnections {
+
+    private static final Logger log = LoggerFactory.getLogger("dev.baton.peer.transport.NettyTransport");
+
+    /** Receives the payload of each DATA frame; a codec refusal closes the connection as malformed. */
+    @FunctionalInterface
+    public interface DataSink {
+        void deliver(PeerAddress from, byte[] payload) throws MalformedMessageException;
+    }
+
+    /** Everything the connections need from the transport's configuration; validated by the builder. */
+    public record Settings(
+            String bindHost,
+            int bindPort,
+            PeerAddress advertise,
+            String cluster,
+            int maxFrameSize,
+            byte[] sharedSecret,
+            Duration connectTimeout,
+            Duration handshakeTimeout,
+            int sendQueueBound,
+            int workerThreads,
+            Clock clock) {
+    }
+
+    private final Settings settings;
+    private final TransportCounters counters;
+    private final DataSink sink;
+    private final SharedSecretAuth auth;
+    private final long incarnation;
+    private final RateLimitedLog warnings;
+
+    private final Object lock = new Object();
+    private final Map<PeerAddress, PeerLink> links = new HashMap<>();
+    private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
+    private boolean closed;
+
+    private EventLoopGroup group;
+    private Channel server;
+    private Bootstrap bootstrap;
+    private PeerAddress local;
+
+    public NettyConnections(Settings settings, TransportCounters counters, DataSink sink) {
+        this.settings = settings;
+        this.counters = counters;
+        this.sink = sink;
+        this.auth = settings.sharedSecret() == null ? null : new SharedSecretAuth(settings.sharedSecret());
+        this.incarnation = new SecureRandom().nextLong();
+        this.warnings = new RateLimitedLog(log, settings.clock(), Duration.ofSeconds(10), 5);
+    }
+
+    /**
+     * Starts the event loops and listens; returns this node's address.
+     *
+     * @throws IllegalStateException if the address cannot be bound
+     */
+    public PeerAddress start() {
+        group = new NioEventLoopGroup(settings.workerThreads(), new DefaultThreadFactory("baton-peer", true));
+        WriteBufferWaterMark waterMark = new WriteBufferWaterMark(
+                Math.max(64 * 1024, settings.maxFrameSize()), Math.max(1 << 20, 4 * settings.maxFrameSize()));
+        ServerBootstrap serverBootstrap = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.SO_KEEPALIVE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel channel) {
+                        setUp(channel, new Connection(false, null));
+                    }
+                });
+        ChannelFuture bound = serverBootstrap.bind(settings.bindHost(), settings.bindPort()).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            Throwable cause = bound.cause();
+            throw new IllegalStateException("cannot listen on " + settings.bindHost() + ":" + settings.bindPort() + ": "
+                    + (cause == null ? "unknown error" : cause.getMessage()), cause);
+        }
+        server = bound.channel();
+        int port = ((InetSocketAddress) server.localAddress()).getPort();
+        local = settings.advertise() != null ? settings.advertise() : new PeerAddress(settings.bindHost(), port);
+        bootstrap = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, waterMark);
+        return local;
+    }
+
+    /** Runs {@code task} on one of the event loops (used for loopback delivery). */
+    public void execute(Runnable task) {
+        group.execute(task);
+    }
+
+    // ---- sending ----
+
+    /** Sends one encoded message to {@code to}, or queues it while a connection is being set up, or drops it. */
+    public void send(PeerAddress to, byte[] payload) {
+        synchronized (lock) {
+            if (closed) {
+                counters.dropped(DropReason.CLOSED);
+                return;
+            }
+            PeerLink link = links.computeIfAbsent(to, PeerLink::new);
+            Connection c = link.current;
+            if (c != null && c.phase == Phase.ESTABLISHED) {
+                if (c.channel.isActive()) {
+                    if (!c.channel.isWritable()) {
+                        counters.dropped(DropReason.QUEUE_FULL);
+                        return;
+                    }
+                    writeData(c, payload);
+                    c.channel.flush();
+                    return;
+                }
+                // Closed under us; its channelInactive is still on the way. Stop using it now.
+                link.current = null;
+                c.phase = Phase.CLOSING;
+                c = null;
+            }
+            if (link.waiting.size() >= settings.sendQueueBound()) {
+                counters.dropped(DropReason.QUEUE_FULL);
+                return;
+            }
+            link.waiting.add(payload);
+            if (c == null && link.redial == null) {
+                dial(link);
+            }
+        }
+    }
+
+    private void dial(PeerLink link) {
+        Connection c = new Connection(true, link.address);
+        link.current = c;
+        Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel channel) {
+                setUp(channel, c);
+            }
+        });
+        ChannelFuture connecting = b.connect(link.address.host(), link.address.port());
+        // initChannel sets it too, but only once the channel is registered: closing must work before that.
+        c.channel = connecting.channel();
+        connecting.addListener((ChannelFuture f) -> {
+            if (!f.isSuccess()) {
+                connectFailed(c, f.cause());
+            }
+        });
+    }
+
+    private void connectFailed(Connection c, Throwable cause) {
+        synchronized (lock) {
+            c.phase = Phase.CLOSED;
+            PeerLink link = links.get(c.remote);
+            if (link != null && link.current == c) {
+                link.current = null;
+                dropWaiting(link, DropReason.UNREACHABLE);
+            }
+        }
+        log.debug("Cannot connect to {}: {}", c.remote, cause == null ? "unknown error" : cause.getMessage());
+    }
+
+    private void writeData(Connection c, byte[] payload) {
+        ByteBuf buf = c.channel.alloc().buffer(5 + payload.length);
+        buf.writeInt(1 + payload.length);
+        buf.writeByte(FrameType.DATA.code());
+        buf.writeBytes(payload);
+        c.channel.write(buf, c.channel.voidPromise());
+        counters.sent();
+    }
+
+    private void flushWaiting(PeerLink link, Connection c) {
+        if (link.waiting.isEmpty()) {
+            return;
+        }
+        while (!link.waiting.isEmpty()) {
+            writeData(c, link.waiting.poll());
+        }
+        c.channel.flush();
+    }
+
+    private void dropWaiting(PeerLink link, DropReason reason) {
+        if (!link.waiting.isEmpty()) {
+            counters.dropped(reason, link.waiting.size());
+            link.waiting.clear();
+        }
+        if (link.isIdle()) {
+            links.remove(link.address);
+        }
+    }
+
+    private ChannelFuture writeFrame(Connection c, FrameType type, Consumer<ByteBuf> body) {
+        ByteBuf buf = c.channel.alloc().buffer();
+        buf.writeInt(0);
+        buf.writeByte(type.code());
+        body.accept(buf);
+        buf.setInt(0, buf.readableBytes() - 4);
+        return c.channel.writeAndFlush(buf);
+    }
+
+    // ---- channel events ----
+
+    private void setUp(Channel channel, Connection c) {
+        c.channel = channel;
+        channels.add(channel);
+        channel.closeFuture().addListener(f -> channels.remove(channel));
+        channel.pipeline().addLast(
+                new LengthFieldBasedFrameDecoder(settings.maxFrameSize() + 4, 0, 4, 0, 4, true),
+                new ConnectionHandler(c));
+    }
+
+    private final class ConnectionHandler extends ChannelInboundHandlerAdapter {
+        private final Connection c;
+
+        ConnectionHandler(Connection c) {
+            this.c = c;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            onActive(c);
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf frame = (ByteBuf) msg;
+            try {
+                onFrame(c, frame);
+            } finally {
+                frame.release();
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            onInactive(c);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            onException(c, cause);
+        }
+    }
+
+    private void onActive(Connection c) {
+        counters.connectionOpened();
+        synchronized (lock) {
+            if (closed || c.isEnding()) {
+                // Transport closing, or an outbound connection abandoned while it connected (the peer's own won).
+                c.phase = Phase.CLOSING;
+                c.channel.close();
+                return;
+            }
+            c.handshakeTimer = c.channel.eventLoop().schedule(
+                    () -> handshakeTimedOut(c), settings.handshakeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            if (!c.outbound) {
+                return;
+            }
+            c.localNonce = auth == null ? new byte[0] : auth.nonce();
+            c.phase = auth == null ? Phase.AWAIT_PASSIVE_GREET : Phase.AWAIT_CHALLENGE;
+            ActiveGreet greet = new ActiveGreet(settings.cluster(), local, incarnation, c.localNonce);
+            writeFrame(c, FrameType.GREET_ACTIVE, buf -> Handshake.write(buf, greet));
+        }
+    }
+
+    private void onFrame(Connection c, ByteBuf frame) {
+        if (c.phase == Phase.CLOSED || (c.phase == Phase.CLOSING && !c.wasEstablished)) {
+            return;
+        }
+        if (!frame.isReadable()) {
+            reject(c, RejectReason.MALFORMED, "empty frame: no type byte");
+            return;
+        }
+        int code = frame.readUnsignedByte();
+        FrameType type = FrameType.of(code);
+        if (type == null) {
+            reject(c, RejectReason.UNKNOWN_FRAME_TYPE, "unknown frame type " + code);
+            return;
+        }
+        try {
+            switch (type) {
+                case GREET_ACTIVE -> onActiveGreet(c, Handshake.readActiveGreet(frame));
+                case GREET_PASSIVE -> onPassiveGreet(c, Handshake.readPassiveGreet(frame));
+                case AUTH_CHALLENGE -> onAuthChallenge(c, frame);
+                case AUTH_RESPONSE -> onAuthResponse(c, frame);
+                case DATA -> onData(c, frame);
+                case CLOSE -> onCloseNotice(c, Handshake.readCloseNotice(frame));
+                default -> throw new IllegalStateException("unhandled frame type " + type);
+            }
+        } catch (FrameException e) {
+            reject(c, e.reason(), e.getMessage());
+        }
+    }
+
+    private void onActiveGreet(Connection c, ActiveGreet greet) throws FrameException {
+        synchronized (lock) {
+            if (c.isEnding()) {
+                return;
+            }
+            if (c.outbound || c.phase != Phase.AWAIT_ACTIVE_GREET) {
+                throw new FrameException(RejectReason.BAD_GREET, "unexpected active greet while " + phaseText(c));
+            }
+            if (!greet.cluster().equals(settings.cluster())) {
+                throw new FrameException(RejectReason.WRONG_CLUSTER, "peer " + greet.address() + " belongs to cluster '"
+                        + greet.cluster() + "', this node to '" + settings.cluster() + "'");
+            }
+            if (greet.address().equals(local)) {
+                throw new FrameException(RejectReason.BAD_GREET, "peer claims this node's own address " + local);
+            }
+            if (auth != null && greet.nonce().length == 0) {
+                throw new FrameException(RejectReason.UNAUTHENTICATED,
+                        "peer " + greet.address() + " has no shared secret; this node requires one");
+            }
+            if (auth == null && greet.nonce().length != 0) {
+                throw new FrameException(RejectReason.UNAUTHENTICATED,
+                        "peer " + greet.address() + " authenticates with a shared secret; this node has none");
+            }
+            c.remote = greet.address();
+            c.remoteIncarnation = greet.incarnation();
+            c.remoteNonce = greet.nonce();
+            if (auth == null) {
+                admit(c);
+                return;
+            }
+            c.localNonce = auth.nonce();
+            byte[] proof = auth.proof(SharedSecretAuth.ACCEPTOR, settings.cluster(), c.remote, local,
+                    c.remoteNonce, c.localNonce);
+            c.phase = Phase.AWAIT_AUTH_RESPONSE;
+            AuthChallenge challenge = new AuthChallenge(local, c.localNonce, proof);
+            writeFrame(c, FrameType.AUTH_CHALLENGE, buf -> Handshake.write(buf, challenge));
+        }
+    }
+
+    private void onAuthChallenge(Connection c, ByteBuf frame) throws FrameException {
+        synchronized (lock) {
+            if (c.isEnding()) {
+                return;
+            }
+            if (!c.outbound || c.phase != Phase.AWAIT_CHALLENGE) {
+                throw new FrameException(RejectReason.BAD_GREET, "unexpected auth challenge while " + phaseText(c));
+            }
+            AuthChallenge challenge = Handshake.readAuthChallenge(frame);
+            if (!challenge.address().equals(c.remote)) {
+                throw new FrameException(RejectReason.BAD_GREET,
+                        "dialled " + c.remote + " but the peer calls itself " + challenge.address());
+            }
+            byte[] expected = auth.proof(SharedSecretAuth.ACCEPTOR, settings.cluster(), local, c.remote,
+                    c.localNonce, challenge.nonce());
+            if (!SharedSecretAuth.matches(expected, challenge.proof())) {
+                throw new FrameException(RejectReason.UNAUTHENTICATED, "peer " + c.remote
+                        + " failed authentication: its proof does not match this node's shared secret");
+            }
+            c.remoteNonce = challenge.nonce();
+            byte[] proof = auth.proof(SharedSecretAuth.CONNECTOR, settings.cluster(), local, c.remote,
+                    c.localNonce, c.remoteNonce);
+            c.phase = Phase.AWAIT_PASSIVE_GREET;
+            writeFrame(c, FrameType.AUTH_RESPONSE, buf -> Handshake.write(buf, new AuthResponse(proof)));
+        }
+    }
+
+    private void onAuthResponse(Connection c, ByteBuf frame) throws FrameException {
+        synchronized (lock) {
+            if (c.isEnding()) {
+                return;
+            }
+            if (c.outbound || c.phase != Phase.AWAIT_AUTH_RESPONSE) {
+                throw new FrameException(RejectReason.BAD_GREET, "unexpected auth response while " + phaseText(c));
+            }
+            AuthResponse response = Handshake.readAuthResponse(frame);
+            byte[] expected = auth.proof(SharedSecretAuth.CONNECTOR, settings.cluster(), c.remote, local,
+                    c.remoteNonce, c.localNonce);
+            if (!SharedSecretAuth.matches(expected, response.proof())) {
+                throw new FrameException(RejectReason.UNAUTHENTICATED, "peer " + c.remote
+                        + " failed authentication: its proof does not match this node's shared secret");
+            }
+            admit(c);
+        }
+    }
+
+    /**
+     * The acceptor's decision, once the connector is identified (and authenticated): keep this connection or the one
+     * already in use for the same peer. Called with the lock held.
+     */
+    private void admit(Connection c) {
+        PeerLink link = links.computeIfAbsent(c.remote, PeerLink::new);
+        Connection existing = link.current;
+        boolean accept;
+        String replaced = null;
+        if (existing == null || existing == c || existing.isEnding()) {
+            accept = true;
+        } else if (existing.phase == Phase.ESTABLISHED && existing.remoteIncarnation != c.remoteIncarnation) {
+            accept = true;
+            replaced = "superseded: " + c.remote + " restarted and connected again";
+        } else if (!existing.outbound) {
+            // The peer dialled again: it gave up on its previous connection, so the newer one wins.
+            accept = true;
+            replaced = "superseded by a newer connection from " + c.remote;
+        } else if (local.compareTo(c.remote) < 0) {
+            // Both dialled; ours was opened by the smaller address, so ours is kept (seed 003).
+            accept = false;
+        } else {
+            accept = true;
+            replaced = "duplicate: keeping the connection opened by " + c.remote + ", the smaller address";
+        }
+        PassiveGreet greet = new PassiveGreet(settings.cluster(), local, incarnation, accept);
+        if (!accept) {
+            c.phase = Phase.CLOSING;
+            cancelTimer(c);
+            writeFrame(c, FrameType.GREET_PASSIVE, buf -> Handshake.write(buf, greet))
+                    .addListener(ChannelFutureListener.CLOSE);
+            log.debug("Refused connection {}: this node's own connection, opened by the smaller address, is kept",
+                    c.describe());
+            return;
+        }
+        writeFrame(c, FrameType.GREET_PASSIVE, buf -> Handshake.write(buf, greet));
+        establish(link, c);
+        if (replaced != null) {
+            log.debug("Closing connection {}: {}", existing.describe(), replaced);
+            closeWithNotice(existing, replaced.startsWith("duplicate") ? "duplicate" : "superseded", replaced);
+        }
+    }
+
+    private void onPassiveGreet(Connection c, PassiveGreet greet) throws FrameException {
+        synchronized (lock) {
+            if (c.isEnding()) {
+                return;
+            }
+            if (!c.outbound || c.phase != Phase.AWAIT_PASSIVE_GREET) {
+                throw new FrameException(RejectReason.BAD_GREET, "unexpected passive greet while " + phaseText(c));
+            }
+            if (!greet.cluster().equals(settings.cluster())) {
+                throw new FrameException(RejectReason.WRONG_CLUSTER, "peer " + greet.address() + " belongs to cluster '"
+                        + greet.cluster() + "', this node to '" + settings.cluster() + "'");
+            }
+            if (!greet.address().equals(c.remote)) {
+                throw new FrameException(RejectReason.BAD_GREET,
+                        "dialled " + c.remote + " but the peer calls itself " + greet.address());
+            }
+            c.remoteIncarnation = greet.incarnation();
+            PeerLink link = links.get(c.remote);
+            if (link == null || link.current != c) {
+                closeWithNotice(c, "duplicate", "another connection to " + c.remote + " is in use");
+                return;
+            }
+            if (!greet.accepted()) {
+                // The peer keeps the connection it opened: our messages wait for it (they stay in the link's queue).
+                link.current = null;
+                c.phase = Phase.CLOSING;
+                cancelTimer(c);
+                c.channel.close();
+                scheduleRedial(link);
+                return;
+            }
+            establish(link, c);
+        }
+    }
+
+    private void establish(PeerLink link, Connection c) {
+        c.phase = Phase.ESTABLISHED;
+        c.wasEstablished = true;
+        cancelTimer(c);
+        link.current = c;
+        if (link.redial != null) {
+            link.redial.cancel(false);
+            link.redial = null;
+        }
+        flushWaiting(link, c);
+    }
+
+    /**
+     * After the peer refused our connection in favour of its own, that one should arrive within the connect timeout.
+     * If it never does (it failed, or the peer thought ours was already dead), dial again.
+     */
+    private void scheduleRedial(PeerLink link) {
+        if (link.redial != null) {
+            return;
+        }
+        link.redial = group.next().schedule(() -> {
+            synchronized (lock) {
+                link.redial = null;
+                if (closed || links.get(link.address) != link || link.current != null) {
+                    return;
+                }
+                if (link.waiting.isEmpty()) {
+                    links.remove(link.address);
+                } else {
+                    dial(link);
+                }
+            }
+        }, settings.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void onData(Connection c, ByteBuf frame) throws FrameException {
+        Phase phase;
+        synchronized (lock) {
+            phase = c.phase;
+        }
+        if (phase != Phase.ESTABLISHED && !(phase == Phase.CLOSING && c.wasEstablished)) {
+            if (phase == Phase.AWAIT_AUTH_RESPONSE || phase == Phase.AWAIT_CHALLENGE) {
+                throw new FrameException(RejectReason.UNAUTHENTICATED, "DATA frame before authentication");
+            }
+            throw new FrameException(RejectReason.BAD_GREET, "DATA frame before the handshake completed ("
+                    + phaseText(c) + ")");
+        }
+        byte[] payload = ByteBufUtil.getBytes(frame);
+        try {
+            sink.deliver(c.remote, payload);
+        } catch (MalformedMessageException e) {
+            throw new FrameException(RejectReason.MALFORMED, "DATA payload refused by the codec: " + e.getMessage());
+        }
+    }
+
+    private void onCloseNotice(Connection c, CloseNotice notice) {
+        boolean routine = notice.reason().equals("duplicate") || notice.reason().equals("superseded")
+                || notice.reason().equals("shutdown");
+        if (routine) {
+            log.debug("Peer closed connection {}: {}: {}", c.describe(), notice.reason(), notice.detail());
+        } else {
+            warnings.warn("peer-close", "Peer closed connection " + c.describe() + ": " + notice.reason() + ": "
+                    + notice.detail());
+        }
+        synchronized (lock) {
+            c.phase = Phase.CLOSING;
+        }
+        c.channel.close();
+    }
+
+    private void onInactive(Connection c) {
+        counters.connectionClosed();
+        synchronized (lock) {
+            c.phase = Phase.CLOSED;
+            cancelTimer(c);
+            if (c.remote == null) {
+                return;
+            }
+            PeerLink link = links.get(c.remote);
+            if (link == null || link.current != c) {
+                return;
+            }
+            link.current = null;
+            // The handshake never completed (or the connection broke right after): what waits cannot be sent.
+            dropWaiting(link, DropReason.UNREACHABLE);
+        }
+    }
+
+    private void onException(Connection c, Throwable cause) {
+        if (cause instanceof TooLongFrameException) {
+            reject(c, RejectReason.OVERSIZED, "frame larger than the limit of " + settings.maxFrameSize() + " bytes ("
+                    + cause.getMessage() + ")");
+        } else if (cause instanceof CorruptedFrameException || cause instanceof DecoderException) {
+            reject(c, RejectReason.MALFORMED, String.valueOf(cause.getMessage()));
+        } else if (cause instanceof IOException) {
+            log.debug("Connection {} failed: {}", c.describe(), cause.getMessage());
+            c.channel.close();
+        } else {
+            log.warn("Unexpected error on connection {}; closing it", c.describe(), cause);
+            c.channel.close();
+        }
+    }
+
+    private void handshakeTimedOut(Connection c) {
+        boolean pending;
+        synchronized (lock) {
+            pending = c.phase != Phase.ESTABLISHED && !c.isEnding();
+        }
+        if (pending) {
+            reject(c, RejectReason.BAD_GREET, "no complete handshake within " + settings.handshakeTimeout().toMillis()
+                    + " ms (" + phaseText(c) + ")");
+        }
+    }
+
+    /** Counts and logs a protocol violation, tells the peer why, and closes the connection. */
+    private void reject(Connection c, RejectReason reason, String detail) {
+        synchronized (lock) {
+            if (c.isEnding()) {
+                return;
+            }
+        }
+        counters.rejected(reason);
+        warnings.warn(reason.label(), "Closing connection " + c.describe() + ": " + reason.label() + ": " + detail);
+        closeWithNotice(c, reason.label(), detail);
+    }
+
+    private void closeWithNotice(Connection c, String reason, String detail) {
+        synchronized (lock) {
+            if (c.isEnding()) {
+                return;
+            }
+            c.phase = Phase.CLOSING;
+            cancelTimer(c);
+        }
+        if (c.channel == null) {
+            return;
+        }
+        if (c.channel.isActive()) {
+            writeFrame(c, FrameType.CLOSE, buf -> Handshake.write(buf, new CloseNotice(reason, detail)))
+                    .addListener(ChannelFutureListener.CLOSE);
+        } else {
+            c.channel.close();
+        }
+    }
+
+    private static void cancelTimer(Connection c) {
+        if (c.handshakeTimer != null) {
+            c.handshakeTimer.cancel(false);
+            c.handshakeTimer = null;
+        }
+    }
+
+    private static String phaseText(Connection c) {
+        return switch (c.phase) {
+            case CONNECTING -> "connecting";
+            case AWAIT_ACTIVE_GREET -> "waiting for the active greet";
+            case AWAIT_CHALLENGE -> "waiting for the auth challenge";
+            case AWAIT_AUTH_RESPONSE -> "waiting for the auth response";
+            case AWAIT_PASSIVE_GREET -> "waiting for the passive greet";
+            case ESTABLISHED -> "established";
+            case CLOSING, CLOSED -> "closing";
+        };
+    }
+
+    // ---- shutdown ----
+
+    /** Drops what waits, tells every peer, closes every connection and stops the event loops. */
+    public void close(Duration timeout) {
+        List<ChannelFuture> closing = new ArrayList<>();
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (PeerLink link : links.values()) {
+                if (link.redial != null) {
+                    link.redial.cancel(false);
+                    link.redial = null;
+                }
+                counters.dropped(DropReason.CLOSED, link.waiting.size());
+                link.waiting.clear();
+            }
+            links.clear();
+        }
+        if (group == null) {
+            return;
+        }
+        if (server != null) {
+            closing.add(server.close());
+        }
+        for (Channel channel : channels) {
+            if (channel.isActive()) {
+                ByteBuf buf = channel.alloc().buffer();
+                buf.writeInt(0);
+                buf.writeByte(FrameType.CLOSE.code());
+                Handshake.write(buf, new CloseNotice("shutdown", "node " + local + " is shutting down"));
+                buf.setInt(0, buf.readableBytes() - 4);
+                closing.add(channel.writeAndFlush(buf).addListener(ChannelFutureListener.CLOSE).channel().closeFuture());
+            } else {
+                closing.add(channel.close());
+            }
+        }
+        boolean onEventLoop = group.next().inEventLoop() || isEventLoopThread();
+        if (!onEventLoop) {
+            long deadline = System.nanoTime() + timeout.toNanos() / 2;
+            for (ChannelFuture f : closing) {
+                f.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+        }
+        io.netty.util.concurrent.Future<?> terminated =
+                group.shutdownGracefully(0, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (!onEventLoop) {
+            terminated.awaitUninterruptibly(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private boolean isEventLoopThread() {
+        for (io.netty.util.concurrent.EventExecutor executor : group) {
+            if (executor.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
