@@ -3,6 +3,8 @@ package dev.baton.bench;
 import dev.baton.bench.failover.FailoverScenario;
 import dev.baton.bench.first.FirstElectionScenario;
 import dev.baton.bench.handover.HandoverScenario;
+import dev.baton.bench.http.HttpStatusScenario;
+import dev.baton.bench.http.NginxFailoverScenario;
 import dev.baton.bench.registry.RegistryScenario;
 import dev.baton.bench.support.Environment;
 import java.io.PrintStream;
@@ -26,7 +28,7 @@ public final class BenchMain {
     private static Map<String, Scenario> scenarios() {
         Map<String, Scenario> all = new LinkedHashMap<>();
         for (Scenario s : List.of(new HandoverScenario(), new FailoverScenario(), new FirstElectionScenario(),
-                new RegistryScenario())) {
+                new RegistryScenario(), new NginxFailoverScenario(), new HttpStatusScenario())) {
             all.put(s.name(), s);
         }
         return all;
@@ -80,7 +82,8 @@ public final class BenchMain {
         out.println();
         out.println("scenarios:");
         scenarios().values().forEach(s -> out.printf("  %-15s %s%n", s.name(), s.description()));
-        out.printf("  %-15s %s%n", "all", "runs handover, failover, first-election and registry");
+        out.printf("  %-15s %s%n", "all", "runs every scenario above (the HTTP ones need baton.jar; nginx-failover"
+                + " needs nginx)");
         out.println();
         out.println("handover candidates (--candidates): baton, baton-direct, baton-stepdown, setnx, redisson, "
                 + "curator");
