@@ -197,13 +197,18 @@ final class CountBalancer {
             }
             return target;
         }
+        // Scores at the level, computed once per candidate rather than in every comparison.
+        double[] score = new double[workerCount];
+        for (int w : order) {
+            score[w] = elig.score(w, level);
+        }
         IntSort.sort(order, candidates, (a, b) -> {
             boolean aboveA = load[a] > level;
             boolean aboveB = load[b] > level;
             if (aboveA != aboveB) {
                 return aboveA ? -1 : 1;
             }
-            int byScore = Double.compare(elig.score(a, level), elig.score(b, level));
+            int byScore = Double.compare(score[a], score[b]);
             return byScore != 0 ? byScore : Integer.compare(rank[a], rank[b]);
         });
         for (int k = 0; k < extra; k++) {
