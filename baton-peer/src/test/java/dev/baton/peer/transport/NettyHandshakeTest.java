@@ -6,6 +6,12 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.peer.testing.TestMessage;
 import dev.baton.peer.testing.TestMessage.Pong;
 import dev.baton.peer.transport.NettyFixture.Node;
+import dev.baton.peer.transport.RawPeer.Frame;
+import dev.baton.peer.transport.internal.FrameType;
+import dev.baton.peer.transport.internal.Handshake;
+import io.netty.buffer.Unpooled;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -116,6 +122,87 @@ class NettyHandshakeTest {
 
         await().untilAsserted(() -> assertThat(b.inbox().from(a.address())).containsExactlyElementsOf(burst));
         assertThat(a.stats().messagesSent()).isEqualTo(300);
+    }
+
+    /**
+     * The acceptor's decision table, driven by hand against a fake peer X on 127.0.0.2 (so the transport, on
+     * 127.0.0.1, is the smaller address): with the transport's own connection to X established, a second connection
+     * from the same incarnation of X is refused, and one from a new incarnation (X restarted) replaces it.
+     */
+    @Test
+    void aNewIncarnationReplacesTheConnectionAndTheSameOneIsRefused() throws Exception {
+        Node node = fixture.start();
+        try (ServerSocket fake = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.2"))) {
+            PeerAddress x = PeerAddress.of("127.0.0.2", fake.getLocalPort());
+            assertThat(node.address()).isLessThan(x);
+
+            node.transport().send(x, TestMessage.ping(1));
+            try (RawPeer dialled = new RawPeer(fake.accept())) {
+                Frame greet = dialled.readFrame();
+                assertThat(greet.type()).isEqualTo(FrameType.GREET_ACTIVE.code());
+                assertThat(Handshake.readActiveGreet(Unpooled.wrappedBuffer(greet.payload())).address()).isEqualTo(node.address());
+                dialled.writeFrame(FrameType.GREET_PASSIVE,
+                        b -> Handshake.write(b, new Handshake.PassiveGreet(NettyFixture.CLUSTER, x, 1L, true)));
+                assertThat(dialled.readFrame().type()).isEqualTo(FrameType.DATA.code());
+
+                try (RawPeer sameIncarnation = new RawPeer(node.address())) {
+                    sameIncarnation.greet(NettyFixture.CLUSTER, x, 1L, new byte[0]);
+                    List<Frame> frames = sameIncarnation.framesUntilClosed();
+                    assertThat(frames).singleElement().satisfies(f -> assertThat(passive(f).accepted()).isFalse());
+                }
+
+                try (RawPeer restarted = new RawPeer(node.address())) {
+                    restarted.greet(NettyFixture.CLUSTER, x, 2L, new byte[0]);
+                    assertThat(passive(restarted.readFrame()).accepted()).isTrue();
+                    List<Frame> closing = dialled.framesUntilClosed();
+                    assertThat(closing).singleElement().satisfies(f -> assertThat(f.text()).contains("superseded"));
+
+                    node.transport().send(x, TestMessage.ping(2));
+                    Frame data = restarted.readFrame();
+                    assertThat(TestMessage.CODEC.decode(data.payload())).isEqualTo(TestMessage.ping(2));
+                }
+            }
+        }
+        assertThat(node.stats().framesRejected()).isZero();
+    }
+
+    /**
+     * The other side of the table: a fake peer X with the smaller address refuses the transport's connection (it keeps
+     * its own) but then never connects. The messages stay queued, and the transport dials again after the connect
+     * timeout.
+     */
+    @Test
+    void aRefusedConnectorKeepsItsMessagesAndRedialsIfThePeersConnectionNeverComes() throws Exception {
+        Node node = fixture.start(b -> b.listen("localhost", 0));
+        try (ServerSocket fake = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.2"))) {
+            PeerAddress x = PeerAddress.of("127.0.0.2", fake.getLocalPort());
+            assertThat(x).isLessThan(node.address());
+
+            node.transport().send(x, TestMessage.ping(1));
+            node.transport().send(x, TestMessage.ping(2));
+            try (RawPeer first = new RawPeer(fake.accept())) {
+                assertThat(first.readFrame().type()).isEqualTo(FrameType.GREET_ACTIVE.code());
+                first.writeFrame(FrameType.GREET_PASSIVE,
+                        b -> Handshake.write(b, new Handshake.PassiveGreet(NettyFixture.CLUSTER, x, 1L, false)));
+                assertThat(first.framesUntilClosed()).isEmpty();
+            }
+            node.transport().send(x, TestMessage.ping(3));
+            try (RawPeer second = new RawPeer(fake.accept())) {
+                assertThat(second.readFrame().type()).isEqualTo(FrameType.GREET_ACTIVE.code());
+                second.writeFrame(FrameType.GREET_PASSIVE,
+                        b -> Handshake.write(b, new Handshake.PassiveGreet(NettyFixture.CLUSTER, x, 1L, true)));
+                for (int i = 1; i <= 3; i++) {
+                    assertThat(TestMessage.CODEC.decode(second.readFrame().payload())).isEqualTo(TestMessage.ping(i));
+                }
+            }
+        }
+        assertThat(node.stats().messagesDropped()).isZero();
+        assertThat(node.stats().messagesSent()).isEqualTo(3);
+    }
+
+    private static Handshake.PassiveGreet passive(Frame frame) throws Exception {
+        assertThat(frame.type()).isEqualTo(FrameType.GREET_PASSIVE.code());
+        return Handshake.readPassiveGreet(Unpooled.wrappedBuffer(frame.payload()));
     }
 
     private static void arrive(CyclicBarrier barrier) {

@@ -30,7 +30,12 @@ final class RawPeer implements AutoCloseable {
     private final OutputStream out;
 
     RawPeer(PeerAddress to) throws IOException {
-        socket = new Socket(to.host(), to.port());
+        this(new Socket(to.host(), to.port()));
+    }
+
+    /** Wraps a connection a test accepted on its own server socket (the transport dialled it). */
+    RawPeer(Socket socket) throws IOException {
+        this.socket = socket;
         socket.setSoTimeout(5000);
         in = new DataInputStream(socket.getInputStream());
         out = socket.getOutputStream();
@@ -56,7 +61,11 @@ final class RawPeer implements AutoCloseable {
     }
 
     void greet(String cluster, PeerAddress as, byte[] nonce) throws IOException {
-        writeFrame(FrameType.GREET_ACTIVE, b -> Handshake.write(b, new Handshake.ActiveGreet(cluster, as, 42L, nonce)));
+        greet(cluster, as, 42L, nonce);
+    }
+
+    void greet(String cluster, PeerAddress as, long incarnation, byte[] nonce) throws IOException {
+        writeFrame(FrameType.GREET_ACTIVE, b -> Handshake.write(b, new Handshake.ActiveGreet(cluster, as, incarnation, nonce)));
     }
 
     /** Next frame, or null at end of stream. */

@@ -4,22 +4,15 @@ import dev.baton.core.time.Clock;
 import dev.baton.peer.transport.DropReason;
 import dev.baton.peer.transport.MalformedMessageException;
 import dev.baton.peer.transport.PeerAddress;
-import dev.baton.peer.transport.RejectReason;
 import dev.baton.peer.transport.internal.Connection.Phase;
-import dev.baton.peer.transport.internal.Handshake.ActiveGreet;
-import dev.baton.peer.transport.internal.Handshake.AuthChallenge;
-import dev.baton.peer.transport.internal.Handshake.AuthResponse;
 import dev.baton.peer.transport.internal.Handshake.CloseNotice;
 import dev.baton.peer.transport.internal.Handshake.PassiveGreet;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -28,12 +21,8 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.CorruptedFrameException;
-import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.codec.TooLongFrameException;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -65,6 +54,9 @@ import org.slf4j.LoggerFactory;
  * refused or abandoned connection loses nothing: the messages go out on the one that is kept. A greet with another
  * incarnation than the connection in use means the peer restarted: the new connection replaces the old one.
  *
+ * <p>Each connection's frames are handled by its {@link ConnectionHandler}; the decisions that involve several
+ * connections (which one a peer's messages use, which one survives a duplicate) are made here.
+ *
  * <p><b>Threads.</b> Netty event loops run the handlers; one lock guards the peer table and every connection's phase.
  * Nothing blocks under the lock: writes and closes are asynchronous.
  */
@@ -93,22 +85,22 @@ public final class NettyConnections {
             Clock clock) {
     }
 
-    private final Settings settings;
-    private final TransportCounters counters;
-    private final DataSink sink;
-    private final SharedSecretAuth auth;
-    private final long incarnation;
-    private final RateLimitedLog warnings;
+    final Settings settings;
+    final TransportCounters counters;
+    final DataSink sink;
+    final SharedSecretAuth auth;
+    final long incarnation;
+    final RateLimitedLog warnings;
 
-    private final Object lock = new Object();
+    final Object lock = new Object();
     private final Map<PeerAddress, PeerLink> links = new HashMap<>();
     private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
-    private boolean closed;
+    boolean closed;
 
     private EventLoopGroup group;
     private Channel server;
     private Bootstrap bootstrap;
-    private PeerAddress local;
+    PeerAddress local;
 
     public NettyConnections(Settings settings, TransportCounters counters, DataSink sink) {
         this.settings = settings;
@@ -263,7 +255,7 @@ public final class NettyConnections {
         }
     }
 
-    private ChannelFuture writeFrame(Connection c, FrameType type, Consumer<ByteBuf> body) {
+    ChannelFuture writeFrame(Connection c, FrameType type, Consumer<ByteBuf> body) {
         ByteBuf buf = c.channel.alloc().buffer();
         buf.writeInt(0);
         buf.writeByte(type.code());
@@ -280,182 +272,20 @@ public final class NettyConnections {
         channel.closeFuture().addListener(f -> channels.remove(channel));
         channel.pipeline().addLast(
                 new LengthFieldBasedFrameDecoder(settings.maxFrameSize() + 4, 0, 4, 0, 4, true),
-                new ConnectionHandler(c));
+                new ConnectionHandler(this, c));
     }
 
-    private final class ConnectionHandler extends ChannelInboundHandlerAdapter {
-        private final Connection c;
 
-        ConnectionHandler(Connection c) {
-            this.c = c;
-        }
 
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            onActive(c);
-        }
 
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ByteBuf frame = (ByteBuf) msg;
-            try {
-                onFrame(c, frame);
-            } finally {
-                frame.release();
-            }
-        }
 
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            onInactive(c);
-        }
 
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            onException(c, cause);
-        }
-    }
-
-    private void onActive(Connection c) {
-        counters.connectionOpened();
-        synchronized (lock) {
-            if (closed || c.isEnding()) {
-                // Transport closing, or an outbound connection abandoned while it connected (the peer's own won).
-                c.phase = Phase.CLOSING;
-                c.channel.close();
-                return;
-            }
-            c.handshakeTimer = c.channel.eventLoop().schedule(
-                    () -> handshakeTimedOut(c), settings.handshakeTimeout().toNanos(), TimeUnit.NANOSECONDS);
-            if (!c.outbound) {
-                return;
-            }
-            c.localNonce = auth == null ? new byte[0] : auth.nonce();
-            c.phase = auth == null ? Phase.AWAIT_PASSIVE_GREET : Phase.AWAIT_CHALLENGE;
-            ActiveGreet greet = new ActiveGreet(settings.cluster(), local, incarnation, c.localNonce);
-            writeFrame(c, FrameType.GREET_ACTIVE, buf -> Handshake.write(buf, greet));
-        }
-    }
-
-    private void onFrame(Connection c, ByteBuf frame) {
-        if (c.phase == Phase.CLOSED || (c.phase == Phase.CLOSING && !c.wasEstablished)) {
-            return;
-        }
-        if (!frame.isReadable()) {
-            reject(c, RejectReason.MALFORMED, "empty frame: no type byte");
-            return;
-        }
-        int code = frame.readUnsignedByte();
-        FrameType type = FrameType.of(code);
-        if (type == null) {
-            reject(c, RejectReason.UNKNOWN_FRAME_TYPE, "unknown frame type " + code);
-            return;
-        }
-        try {
-            switch (type) {
-                case GREET_ACTIVE -> onActiveGreet(c, Handshake.readActiveGreet(frame));
-                case GREET_PASSIVE -> onPassiveGreet(c, Handshake.readPassiveGreet(frame));
-                case AUTH_CHALLENGE -> onAuthChallenge(c, frame);
-                case AUTH_RESPONSE -> onAuthResponse(c, frame);
-                case DATA -> onData(c, frame);
-                case CLOSE -> onCloseNotice(c, Handshake.readCloseNotice(frame));
-                default -> throw new IllegalStateException("unhandled frame type " + type);
-            }
-        } catch (FrameException e) {
-            reject(c, e.reason(), e.getMessage());
-        }
-    }
-
-    private void onActiveGreet(Connection c, ActiveGreet greet) throws FrameException {
-        synchronized (lock) {
-            if (c.isEnding()) {
-                return;
-            }
-            if (c.outbound || c.phase != Phase.AWAIT_ACTIVE_GREET) {
-                throw new FrameException(RejectReason.BAD_GREET, "unexpected active greet while " + phaseText(c));
-            }
-            if (!greet.cluster().equals(settings.cluster())) {
-                throw new FrameException(RejectReason.WRONG_CLUSTER, "peer " + greet.address() + " belongs to cluster '"
-                        + greet.cluster() + "', this node to '" + settings.cluster() + "'");
-            }
-            if (greet.address().equals(local)) {
-                throw new FrameException(RejectReason.BAD_GREET, "peer claims this node's own address " + local);
-            }
-            if (auth != null && greet.nonce().length == 0) {
-                throw new FrameException(RejectReason.UNAUTHENTICATED,
-                        "peer " + greet.address() + " has no shared secret; this node requires one");
-            }
-            if (auth == null && greet.nonce().length != 0) {
-                throw new FrameException(RejectReason.UNAUTHENTICATED,
-                        "peer " + greet.address() + " authenticates with a shared secret; this node has none");
-            }
-            c.remote = greet.address();
-            c.remoteIncarnation = greet.incarnation();
-            c.remoteNonce = greet.nonce();
-            if (auth == null) {
-                admit(c);
-                return;
-            }
-            c.localNonce = auth.nonce();
-            byte[] proof = auth.proof(SharedSecretAuth.ACCEPTOR, settings.cluster(), c.remote, local,
-                    c.remoteNonce, c.localNonce);
-            c.phase = Phase.AWAIT_AUTH_RESPONSE;
-            AuthChallenge challenge = new AuthChallenge(local, c.localNonce, proof);
-            writeFrame(c, FrameType.AUTH_CHALLENGE, buf -> Handshake.write(buf, challenge));
-        }
-    }
-
-    private void onAuthChallenge(Connection c, ByteBuf frame) throws FrameException {
-        synchronized (lock) {
-            if (c.isEnding()) {
-                return;
-            }
-            if (!c.outbound || c.phase != Phase.AWAIT_CHALLENGE) {
-                throw new FrameException(RejectReason.BAD_GREET, "unexpected auth challenge while " + phaseText(c));
-            }
-            AuthChallenge challenge = Handshake.readAuthChallenge(frame);
-            if (!challenge.address().equals(c.remote)) {
-                throw new FrameException(RejectReason.BAD_GREET,
-                        "dialled " + c.remote + " but the peer calls itself " + challenge.address());
-            }
-            byte[] expected = auth.proof(SharedSecretAuth.ACCEPTOR, settings.cluster(), local, c.remote,
-                    c.localNonce, challenge.nonce());
-            if (!SharedSecretAuth.matches(expected, challenge.proof())) {
-                throw new FrameException(RejectReason.UNAUTHENTICATED, "peer " + c.remote
-                        + " failed authentication: its proof does not match this node's shared secret");
-            }
-            c.remoteNonce = challenge.nonce();
-            byte[] proof = auth.proof(SharedSecretAuth.CONNECTOR, settings.cluster(), local, c.remote,
-                    c.localNonce, c.remoteNonce);
-            c.phase = Phase.AWAIT_PASSIVE_GREET;
-            writeFrame(c, FrameType.AUTH_RESPONSE, buf -> Handshake.write(buf, new AuthResponse(proof)));
-        }
-    }
-
-    private void onAuthResponse(Connection c, ByteBuf frame) throws FrameException {
-        synchronized (lock) {
-            if (c.isEnding()) {
-                return;
-            }
-            if (c.outbound || c.phase != Phase.AWAIT_AUTH_RESPONSE) {
-                throw new FrameException(RejectReason.BAD_GREET, "unexpected auth response while " + phaseText(c));
-            }
-            AuthResponse response = Handshake.readAuthResponse(frame);
-            byte[] expected = auth.proof(SharedSecretAuth.CONNECTOR, settings.cluster(), c.remote, local,
-                    c.remoteNonce, c.localNonce);
-            if (!SharedSecretAuth.matches(expected, response.proof())) {
-                throw new FrameException(RejectReason.UNAUTHENTICATED, "peer " + c.remote
-                        + " failed authentication: its proof does not match this node's shared secret");
-            }
-            admit(c);
-        }
-    }
 
     /**
      * The acceptor's decision, once the connector is identified (and authenticated): keep this connection or the one
      * already in use for the same peer. Called with the lock held.
      */
-    private void admit(Connection c) {
+    void admit(Connection c) {
         PeerLink link = links.computeIfAbsent(c.remote, PeerLink::new);
         Connection existing = link.current;
         boolean accept;
@@ -494,39 +324,26 @@ public final class NettyConnections {
         }
     }
 
-    private void onPassiveGreet(Connection c, PassiveGreet greet) throws FrameException {
-        synchronized (lock) {
-            if (c.isEnding()) {
-                return;
-            }
-            if (!c.outbound || c.phase != Phase.AWAIT_PASSIVE_GREET) {
-                throw new FrameException(RejectReason.BAD_GREET, "unexpected passive greet while " + phaseText(c));
-            }
-            if (!greet.cluster().equals(settings.cluster())) {
-                throw new FrameException(RejectReason.WRONG_CLUSTER, "peer " + greet.address() + " belongs to cluster '"
-                        + greet.cluster() + "', this node to '" + settings.cluster() + "'");
-            }
-            if (!greet.address().equals(c.remote)) {
-                throw new FrameException(RejectReason.BAD_GREET,
-                        "dialled " + c.remote + " but the peer calls itself " + greet.address());
-            }
-            c.remoteIncarnation = greet.incarnation();
-            PeerLink link = links.get(c.remote);
-            if (link == null || link.current != c) {
-                closeWithNotice(c, "duplicate", "another connection to " + c.remote + " is in use");
-                return;
-            }
-            if (!greet.accepted()) {
-                // The peer keeps the connection it opened: our messages wait for it (they stay in the link's queue).
-                link.current = null;
-                c.phase = Phase.CLOSING;
-                cancelTimer(c);
-                c.channel.close();
-                scheduleRedial(link);
-                return;
-            }
-            establish(link, c);
+
+    /**
+     * The peer answered our connection's greet: use the connection, or (refused: the peer keeps the one it opened) give
+     * it up and let the messages wait for the peer's. Called with the lock held.
+     */
+    void settle(Connection c, boolean accepted) {
+        PeerLink link = links.get(c.remote);
+        if (link == null || link.current != c) {
+            closeWithNotice(c, "duplicate", "another connection to " + c.remote + " is in use");
+            return;
         }
+        if (!accepted) {
+            link.current = null;
+            c.phase = Phase.CLOSING;
+            cancelTimer(c);
+            c.channel.close();
+            scheduleRedial(link);
+            return;
+        }
+        establish(link, c);
     }
 
     private void establish(PeerLink link, Connection c) {
@@ -564,42 +381,10 @@ public final class NettyConnections {
         }, settings.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    private void onData(Connection c, ByteBuf frame) throws FrameException {
-        Phase phase;
-        synchronized (lock) {
-            phase = c.phase;
-        }
-        if (phase != Phase.ESTABLISHED && !(phase == Phase.CLOSING && c.wasEstablished)) {
-            if (phase == Phase.AWAIT_AUTH_RESPONSE || phase == Phase.AWAIT_CHALLENGE) {
-                throw new FrameException(RejectReason.UNAUTHENTICATED, "DATA frame before authentication");
-            }
-            throw new FrameException(RejectReason.BAD_GREET, "DATA frame before the handshake completed ("
-                    + phaseText(c) + ")");
-        }
-        byte[] payload = ByteBufUtil.getBytes(frame);
-        try {
-            sink.deliver(c.remote, payload);
-        } catch (MalformedMessageException e) {
-            throw new FrameException(RejectReason.MALFORMED, "DATA payload refused by the codec: " + e.getMessage());
-        }
-    }
 
-    private void onCloseNotice(Connection c, CloseNotice notice) {
-        boolean routine = notice.reason().equals("duplicate") || notice.reason().equals("superseded")
-                || notice.reason().equals("shutdown");
-        if (routine) {
-            log.debug("Peer closed connection {}: {}: {}", c.describe(), notice.reason(), notice.detail());
-        } else {
-            warnings.warn("peer-close", "Peer closed connection " + c.describe() + ": " + notice.reason() + ": "
-                    + notice.detail());
-        }
-        synchronized (lock) {
-            c.phase = Phase.CLOSING;
-        }
-        c.channel.close();
-    }
 
-    private void onInactive(Connection c) {
+    /** The channel closed, for whatever reason: forget it, and drop what waited for it if it was the one in use. */
+    void connectionClosed(Connection c) {
         counters.connectionClosed();
         synchronized (lock) {
             c.phase = Phase.CLOSED;
@@ -617,45 +402,10 @@ public final class NettyConnections {
         }
     }
 
-    private void onException(Connection c, Throwable cause) {
-        if (cause instanceof TooLongFrameException) {
-            reject(c, RejectReason.OVERSIZED, "frame larger than the limit of " + settings.maxFrameSize() + " bytes ("
-                    + cause.getMessage() + ")");
-        } else if (cause instanceof CorruptedFrameException || cause instanceof DecoderException) {
-            reject(c, RejectReason.MALFORMED, String.valueOf(cause.getMessage()));
-        } else if (cause instanceof IOException) {
-            log.debug("Connection {} failed: {}", c.describe(), cause.getMessage());
-            c.channel.close();
-        } else {
-            log.warn("Unexpected error on connection {}; closing it", c.describe(), cause);
-            c.channel.close();
-        }
-    }
 
-    private void handshakeTimedOut(Connection c) {
-        boolean pending;
-        synchronized (lock) {
-            pending = c.phase != Phase.ESTABLISHED && !c.isEnding();
-        }
-        if (pending) {
-            reject(c, RejectReason.BAD_GREET, "no complete handshake within " + settings.handshakeTimeout().toMillis()
-                    + " ms (" + phaseText(c) + ")");
-        }
-    }
 
-    /** Counts and logs a protocol violation, tells the peer why, and closes the connection. */
-    private void reject(Connection c, RejectReason reason, String detail) {
-        synchronized (lock) {
-            if (c.isEnding()) {
-                return;
-            }
-        }
-        counters.rejected(reason);
-        warnings.warn(reason.label(), "Closing connection " + c.describe() + ": " + reason.label() + ": " + detail);
-        closeWithNotice(c, reason.label(), detail);
-    }
 
-    private void closeWithNotice(Connection c, String reason, String detail) {
+    void closeWithNotice(Connection c, String reason, String detail) {
         synchronized (lock) {
             if (c.isEnding()) {
                 return;
@@ -674,24 +424,13 @@ public final class NettyConnections {
         }
     }
 
-    private static void cancelTimer(Connection c) {
+    static void cancelTimer(Connection c) {
         if (c.handshakeTimer != null) {
             c.handshakeTimer.cancel(false);
             c.handshakeTimer = null;
         }
     }
 
-    private static String phaseText(Connection c) {
-        return switch (c.phase) {
-            case CONNECTING -> "connecting";
-            case AWAIT_ACTIVE_GREET -> "waiting for the active greet";
-            case AWAIT_CHALLENGE -> "waiting for the auth challenge";
-            case AWAIT_AUTH_RESPONSE -> "waiting for the auth response";
-            case AWAIT_PASSIVE_GREET -> "waiting for the passive greet";
-            case ESTABLISHED -> "established";
-            case CLOSING, CLOSED -> "closing";
-        };
-    }
 
     // ---- shutdown ----
 
