@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -150,7 +151,7 @@ public final class SimulatedNetwork<M> {
 
     /** Every address that has had a transport, in creation order. */
     public synchronized Set<PeerAddress> nodes() {
-        return Collections.unmodifiableSet(new HashSet<>(nodes.keySet()));
+        return Collections.unmodifiableSet(new LinkedHashSet<>(nodes.keySet()));
     }
 
     synchronized void closeTransport(SimulatedTransport<M> transport) {
