@@ -63,6 +63,7 @@ public final class HttpStatusScenario implements Scenario {
         Path work = Files.createTempDirectory("baton-bench-http-");
         List<HttpNode> nodes = new ArrayList<>();
         NodeApi api = new NodeApi();
+        boolean completed = false;
         try (RedisServer redis = RedisServer.start()) {
             for (int i = 1; i <= 3; i++) {
                 nodes.add(HttpNode.start(jar.get(), "node-" + i, redis.uri(), GROUP, NodeApi.freePort(), work));
@@ -110,12 +111,13 @@ public final class HttpStatusScenario implements Scenario {
                     + (wrk.isPresent() ? " " + WrkLoad.version(wrk.get()) + "." : " wrk not installed: the JDK"
                     + " open-loop client only."));
             out.println();
+            completed = true;
         } finally {
             for (HttpNode node : nodes) {
                 node.stop();
             }
+            WorkDirectory.removeOrReport(work, completed, "http-status");
         }
-        System.err.println("http-status: node logs in " + work);
         out.flush();
     }
 
