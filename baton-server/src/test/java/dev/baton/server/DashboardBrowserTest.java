@@ -125,7 +125,7 @@ class DashboardBrowserTest {
                         && !browser.findElements(By.cssSelector("#items tr[data-item='" + ITEM + "']")).isEmpty());
         assertThat(browser.findElement(By.id("self-id")).getText()).isEqualTo(follower);
         assertThat(browser.findElement(By.id("banner")).isDisplayed()).as("no banner while all is well").isFalse();
-        assertThat(browser.findElement(By.cssSelector("#nodes tr.is-leader")).getAttribute("data-node"))
+        assertThat(browser.findElement(By.cssSelector("#nodes tr.is-leader")).getDomAttribute("data-node"))
                 .isEqualTo(firstLeader);
         screenshot("dashboard-before-kill.png");
 
