@@ -111,6 +111,10 @@ public final class NodeApi implements AutoCloseable {
                 files.hostedPath = "/";
                 files.directory = DASHBOARD;
                 files.location = Location.CLASSPATH;
+                // Without these, Jetty names no charset ("text/html;charset=null") for the dashboard's files.
+                files.mimeTypes.add("text/html; charset=utf-8", "html");
+                files.mimeTypes.add("text/javascript; charset=utf-8", "js");
+                files.mimeTypes.add("text/css; charset=utf-8", "css");
             });
             config.requestLogger.http(new HttpMetrics(registry));
             ApiErrors.configure(config);
