@@ -5,14 +5,18 @@ import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
 import dev.baton.server.http.LeaderGate;
 import dev.baton.server.http.LeaderOnly;
+import dev.baton.server.items.WorkItemJson;
 import dev.baton.server.metrics.MicrometerElectionMetrics;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.staticfiles.Location;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node's HTTP API on Javalin: the cluster endpoints, the work items, {@code /metrics}, and the dashboard's static
@@ -25,6 +29,8 @@ import java.util.Optional;
  * even who leads), then the leader gate, then the endpoint.
  */
 public final class NodeApi implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(NodeApi.class);
 
     /** The largest request body accepted, 1 MiB; larger ones are answered 413. */
     public static final int MAX_BODY_BYTES = 1 << 20;
@@ -140,11 +146,27 @@ public final class NodeApi implements AutoCloseable {
     public NodeApi start() {
         try {
             app.start(settings.host(), settings.port());
+            warmUpWorkItems();
             return this;
         } catch (RuntimeException e) {
             app.stop();
             throw new CannotListen("cannot listen on " + settings.host() + ":" + settings.port() + ": "
                     + rootMessage(e), e);
+        }
+    }
+
+    /**
+     * Runs the work-item codec once, so that a node's first write after it becomes leader does not pay for Jackson's
+     * first look at the item record (measured: a cold first write took ~90 ms more than the next ones).
+     */
+    private static void warmUpWorkItems() {
+        byte[] sample = "{\"rtspUrl\":\"rtsp://warm-up/stream\",\"modelId\":1,\"modelName\":\"warm-up\"}"
+                .getBytes(StandardCharsets.UTF_8);
+        try {
+            WorkItemJson.toTree(WorkItemJson.parse(WorkItemJson.toJson(WorkItemJson.parse(sample, "warm-up"))));
+        } catch (RuntimeException e) {
+            // Only a warm-up: never a reason not to serve.
+            log.debug("Work item codec warm-up failed", e);
         }
     }
 
