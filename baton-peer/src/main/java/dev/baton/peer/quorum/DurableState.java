@@ -1,0 +1,26 @@
+package dev.baton.peer.quorum;
+
+import java.util.Optional;
+
+/**
+ * Where a node keeps its {@link AcceptorState} across crashes. The election writes the state <em>before</em> it sends
+ * the vote or acknowledgement that depends on it, so {@link #store} must not return before the state would survive a
+ * crash of the process (and, for {@link FileDurableState}, of the machine).
+ *
+ * <p>Implementations: {@link FileDurableState} (a small file under the node's data directory, replaced atomically
+ * and synced) and {@link InMemoryDurableState} (for tests and for nodes without a data directory, which then restart
+ * as if new and recover before they vote). Called on the election's scheduler thread only.
+ */
+public interface DurableState {
+
+    /** The last stored state, or empty if nothing was ever stored here (a first start, or the state was lost). */
+    Optional<AcceptorState> load();
+
+    /**
+     * Stores {@code state} durably.
+     *
+     * @throws java.io.UncheckedIOException if it could not be stored; the election then does not send what depended on
+     *     it
+     */
+    void store(AcceptorState state);
+}

@@ -1,0 +1,317 @@
+package dev.baton.peer.quorum;
+
+import dev.baton.core.time.Scheduler.Cancellable;
+import dev.baton.peer.quorum.Acceptor.Verdict;
+import dev.baton.peer.quorum.QuorumMessage.FormalProposal;
+import dev.baton.peer.quorum.QuorumMessage.FormalVote;
+import dev.baton.peer.quorum.QuorumMessage.LeaderStatusQuery;
+import dev.baton.peer.quorum.QuorumMessage.LeaderStatusQueryResponse;
+import dev.baton.peer.quorum.QuorumMessage.PreProposal;
+import dev.baton.peer.quorum.QuorumMessage.PreVote;
+import dev.baton.peer.quorum.QuorumMessage.Refusal;
+import dev.baton.peer.transport.PeerAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * One run of seed 003's election process on the node that starts it: the {@code LeaderStatusQuery}, then the
+ * pre-proposal and the formal proposal, as single-decree Paxos for one version.
+ *
+ * <ol>
+ *   <li><b>Status query.</b> Everyone known is asked whether the leader is healthy; the election goes on only once M
+ *       nodes (this one included) say it is not. A node that reports a newer healthy leader ends the run: this node
+ *       joins that leader instead.</li>
+ *   <li><b>Version.</b> The election is for the version seen in the status query plus one (exceptional case 1): a
+ *       node that meanwhile learns a leader of that version stops, and one that did not joins the same Paxos
+ *       instance, which can only decide the leader already decided.</li>
+ *   <li><b>Pre-proposal</b> (phase 1): ballot (version, round, this node). M promises are needed; each voter counts
+ *       once and only votes for this ballot count. The candidate is the one accepted under the highest ballot any
+ *       promise reports, else this node.</li>
+ *   <li><b>Formal proposal</b> (phase 2): M acceptances decide the candidate as the leader of the version; the new
+ *       leader is announced to everyone.</li>
+ *   <li>A refused attempt is retried after a random pause, in a newer instance if an acceptor named one, else with a
+ *       round above every round the refusals named. The run gives up after 3 x ttlTimeout (seed: the local election
+ *       state is valid that long).</li>
+ * </ol>
+ * Confined to the node's scheduler.
+ */
+final class Proposer {
+
+    private enum Stage { QUERY, WAIT, PRE, FORMAL, DONE }
+
+    private final QuorumNode node;
+    private final boolean resigned;
+    private final long startedAt;
+    private final long queryId;
+    private final long queryVersion;
+    private Stage stage = Stage.QUERY;
+    private Set<PeerAddress> targets = Set.of();
+    private final Set<PeerAddress> unhealthy = new TreeSet<>();
+    private final Set<PeerAddress> healthy = new TreeSet<>();
+    private long seenVersion;
+    private long seenFloor;
+
+    private Ballot ballot;
+    private final Map<PeerAddress, Verdict> promises = new TreeMap<>();
+    private final Set<PeerAddress> accepts = new TreeSet<>();
+    private final Set<PeerAddress> refused = new TreeSet<>();
+    private long maxRound;
+    private long redirect;
+    private PeerAddress decidedLeader;
+    private long decidedVersion;
+    private PeerAddress candidate;
+    private Cancellable timer = Cancellable.NONE;
+
+    /**
+     * @param resigned the leader resigned and named this node its successor: skip the status query, and tell the
+     *     acceptors so that they need not wait for ttlTimeout
+     */
+    Proposer(QuorumNode node, boolean resigned) {
+        this.node = node;
+        this.resigned = resigned;
+        this.startedAt = node.clock().nanoTime();
+        this.queryId = node.random().nextLong();
+        this.queryVersion = node.leaderVersion();
+    }
+
+    void start() {
+        if (resigned) {
+            targets = node.electionTargets();
+            attempt(new Ballot(firstInstance(), 0, node.self()));
+        } else {
+            query();
+        }
+    }
+
+    /** Stops the run without telling the node (it learned a leader, or it is closing). */
+    void cancel() {
+        stage = Stage.DONE;
+        timer.cancel();
+    }
+
+    boolean running() {
+        return stage != Stage.DONE;
+    }
+
+    // ---------------------------------------------------------------- the status query
+
+    private void query() {
+        targets = node.electionTargets();
+        unhealthy.add(node.self());
+        for (PeerAddress target : targets) {
+            node.send(target, new LeaderStatusQuery(queryVersion, queryId));
+        }
+        timer = node.scheduler().schedule(node.config().retryInterval(), () -> {
+            if (stage == Stage.QUERY) {
+                finish();
+            }
+        });
+        checkQuery();
+    }
+
+    void onStatusResponse(PeerAddress from, LeaderStatusQueryResponse response) {
+        if (stage != Stage.QUERY || response.queryId() != queryId || unhealthy.contains(from)
+                || healthy.contains(from)) {
+            return;
+        }
+        seenVersion = Math.max(seenVersion, response.leaderVersion());
+        seenFloor = Math.max(seenFloor, response.floor());
+        if (response.healthy() && response.leader() != null && !response.leader().equals(node.self())) {
+            healthy.add(from);
+            if (response.leaderVersion() > node.leaderVersion()) {
+                // A newer leader is alive: join it instead (this ends the run).
+                node.healthyLeaderReported(response.leader(), response.leaderVersion());
+                return;
+            }
+        } else {
+            unhealthy.add(from);
+        }
+        checkQuery();
+    }
+
+    private void checkQuery() {
+        int majority = node.config().majority();
+        if (unhealthy.size() >= majority) {
+            timer.cancel();
+            attempt(new Ballot(firstInstance(), 0, node.self()));
+        } else if (healthy.size() > targets.size() + 1 - majority) {
+            // Enough nodes see the leader healthy that M unhealthy answers cannot come: no election.
+            finish();
+        }
+    }
+
+    private long firstInstance() {
+        long version = Math.max(Math.max(queryVersion, seenVersion), node.leaderVersion()) + 1;
+        version = Math.max(version, seenFloor);
+        version = Math.max(version, node.acceptor().floor());
+        return Math.max(version, node.acceptor().instance());
+    }
+
+    // ---------------------------------------------------------------- Paxos
+
+    private void attempt(Ballot next) {
+        if (stage == Stage.DONE) {
+            return;
+        }
+        timer.cancel();
+        if (node.leaderVersion() >= next.version()) {
+            // Exceptional case 1: a leader of this version is known by now; electing again would be wrong.
+            finish();
+            return;
+        }
+        long wait = node.ownVoteDelay(next.version(), resigned);
+        if (wait > 0) {
+            // This node's own acceptor would refuse (it heard its leader within ttlTimeout): start when it would not.
+            stage = Stage.WAIT;
+            timer = node.scheduler().schedule(Duration.ofNanos(wait), () -> attempt(next));
+            return;
+        }
+        stage = Stage.PRE;
+        ballot = next;
+        promises.clear();
+        refused.clear();
+        accepts.clear();
+        maxRound = next.round();
+        redirect = 0;
+        targets = node.electionTargets();
+        for (PeerAddress target : targets) {
+            node.send(target, new PreProposal(next, resigned));
+        }
+        timer = node.scheduler().schedule(node.config().retryInterval(), this::endAttempt);
+        Verdict own = node.localPreVote(next, resigned);
+        recordPre(node.self(), own);
+    }
+
+    void onPreVote(PeerAddress from, PreVote vote) {
+        if (stage != Stage.PRE || !vote.ballot().equals(ballot) || promises.containsKey(from)
+                || refused.contains(from)) {
+            return;
+        }
+        recordPre(from, new Verdict(vote.accepted(), vote.refusal(), vote.refusalValue(), vote.acceptedBallot(),
+                vote.acceptedCandidate()), vote.knownLeader());
+    }
+
+    private void recordPre(PeerAddress from, Verdict verdict) {
+        recordPre(from, verdict, verdict.refusal() == Refusal.DECIDED ? node.leader() : null);
+    }
+
+    private void recordPre(PeerAddress from, Verdict verdict, PeerAddress knownLeader) {
+        if (stage != Stage.PRE) {
+            return;
+        }
+        if (verdict.accepted()) {
+            promises.put(from, verdict);
+        } else {
+            refuse(from, verdict.refusal(), verdict.value(), knownLeader);
+        }
+        int majority = node.config().majority();
+        if (promises.size() >= majority) {
+            formal();
+        } else if (refused.size() > targets.size() + 1 - majority) {
+            endAttempt();
+        }
+    }
+
+    private void formal() {
+        // Adopt the candidate of the highest accepted ballot: it may already be decided.
+        Ballot highest = null;
+        PeerAddress chosen = node.self();
+        for (Verdict promise : promises.values()) {
+            if (promise.acceptedBallot() != null && promise.acceptedBallot().after(highest)) {
+                highest = promise.acceptedBallot();
+                chosen = promise.acceptedCandidate();
+            }
+        }
+        stage = Stage.FORMAL;
+        candidate = chosen;
+        refused.clear();
+        for (PeerAddress target : targets) {
+            node.send(target, new FormalProposal(ballot, candidate, resigned));
+        }
+        Verdict own = node.localFormalVote(ballot, candidate, resigned);
+        recordFormal(node.self(), own, own.refusal() == Refusal.DECIDED ? node.leader() : null);
+    }
+
+    void onFormalVote(PeerAddress from, FormalVote vote) {
+        if (stage != Stage.FORMAL || !vote.ballot().equals(ballot) || accepts.contains(from)
+                || refused.contains(from)) {
+            return;
+        }
+        recordFormal(from, new Verdict(vote.accepted(), vote.refusal(), vote.refusalValue(), null, null),
+                vote.knownLeader());
+    }
+
+    private void recordFormal(PeerAddress from, Verdict verdict, PeerAddress knownLeader) {
+        if (stage != Stage.FORMAL) {
+            return;
+        }
+        if (verdict.accepted()) {
+            accepts.add(from);
+        } else {
+            refuse(from, verdict.refusal(), verdict.value(), knownLeader);
+        }
+        int majority = node.config().majority();
+        if (accepts.size() >= majority) {
+            stage = Stage.DONE;
+            timer.cancel();
+            node.onDecided(ballot.version(), candidate, targets);
+        } else if (refused.size() > targets.size() + 1 - majority) {
+            endAttempt();
+        }
+    }
+
+    private void refuse(PeerAddress from, Refusal refusal, long value, PeerAddress knownLeader) {
+        refused.add(from);
+        switch (refusal) {
+            case HIGHER_BALLOT -> maxRound = Math.max(maxRound, value);
+            case NEWER_INSTANCE, BELOW_FLOOR -> redirect = Math.max(redirect, value);
+            case DECIDED -> {
+                if (knownLeader != null && value > decidedVersion) {
+                    decidedVersion = value;
+                    decidedLeader = knownLeader;
+                }
+            }
+            default -> {
+            }
+        }
+    }
+
+    private void endAttempt() {
+        if (stage != Stage.PRE && stage != Stage.FORMAL) {
+            return;
+        }
+        timer.cancel();
+        if (decidedLeader != null) {
+            stage = Stage.DONE;
+            node.decidedLeaderReported(decidedLeader, decidedVersion);
+            return;
+        }
+        long now = node.clock().nanoTime();
+        if (now - startedAt >= node.config().giveUpAfter().toNanos()) {
+            finish();
+            return;
+        }
+        Ballot next = redirect > ballot.version()
+                ? new Ballot(redirect, 0, node.self())
+                : new Ballot(ballot.version(), Math.max(maxRound, ballot.round()) + 1, node.self());
+        stage = Stage.WAIT;
+        long pause = node.config().retryInterval().toNanos();
+        long backoff = pause / 2 + (long) (node.random().nextDouble() * pause);
+        timer = node.scheduler().schedule(Duration.ofNanos(backoff), () -> attempt(next));
+    }
+
+    private void finish() {
+        stage = Stage.DONE;
+        timer.cancel();
+        node.electionEnded(this);
+    }
+
+    @Override
+    public String toString() {
+        return "Proposer{stage=" + stage + ", ballot=" + ballot + ", promises=" + promises.keySet() + ", accepts="
+                + accepts + ", refused=" + refused + "}";
+    }
+}

@@ -1,0 +1,211 @@
+package dev.baton.peer.quorum;
+
+import dev.baton.core.Capabilities;
+import dev.baton.core.ElectionEvent;
+import dev.baton.core.MemberState;
+import dev.baton.core.time.Scheduler;
+import dev.baton.peer.sim.LinkConditions;
+import dev.baton.peer.sim.SimulatedNetwork;
+import dev.baton.peer.transport.PeerAddress;
+import dev.baton.peer.transport.Transport;
+import dev.baton.testkit.DeterministicScheduler;
+import dev.baton.testkit.FakeClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+/**
+ * Quorum nodes on one {@link SimulatedNetwork}, one {@link DeterministicScheduler} and one {@link FakeClock}, every
+ * random choice derived from one seed. Nodes can crash with or without their saved state and restart.
+ */
+final class SimCluster {
+
+    static final String GROUP = "sim";
+
+    final long seed;
+    final FakeClock clock = new FakeClock();
+    final DeterministicScheduler scheduler = new DeterministicScheduler(clock);
+    final Random random;
+    final SimulatedNetwork<QuorumMessage> network;
+    final QuorumConfig config;
+    final List<PeerAddress> addresses = new ArrayList<>();
+    final Map<PeerAddress, Node> nodes = new LinkedHashMap<>();
+
+    /** One node's current incarnation. */
+    final class Node {
+        final PeerAddress address;
+        final InMemoryDurableState state;
+        final int incarnation;
+        final NodeScheduler nodeScheduler;
+        final QuorumElection election;
+        final List<ElectionEvent> events = new CopyOnWriteArrayList<>();
+        boolean crashed;
+
+        Node(PeerAddress address, InMemoryDurableState state, Transport<QuorumMessage> transport, int incarnation) {
+            this.address = address;
+            this.state = state;
+            this.incarnation = incarnation;
+            this.nodeScheduler = new NodeScheduler(scheduler);
+            this.election = new QuorumElection(GROUP, new MemberCard(address.host(), null, Capabilities.DEFAULT,
+                    Map.of()), config, transport, state, clock, nodeScheduler, new Random(random.nextLong()),
+                    Runnable::run, null);
+            election.addListener(events::add);
+        }
+
+        QuorumNode node() {
+            return election.node();
+        }
+
+        boolean live() {
+            return !crashed;
+        }
+
+        <T extends ElectionEvent> List<T> events(Class<T> type) {
+            return events.stream().filter(type::isInstance).map(type::cast).collect(Collectors.toList());
+        }
+
+        @Override
+        public String toString() {
+            return address + (crashed ? "(crashed)" : "") + " " + node();
+        }
+    }
+
+    /** Runs a node's tasks on the shared scheduler until the node crashes; then its pending work is dropped. */
+    static final class NodeScheduler implements Scheduler {
+        private final Scheduler delegate;
+        boolean dead;
+
+        NodeScheduler(Scheduler delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            delegate.execute(() -> {
+                if (!dead) {
+                    task.run();
+                }
+            });
+        }
+
+        @Override
+        public Cancellable schedule(Duration delay, Runnable task) {
+            return delegate.schedule(delay, () -> {
+                if (!dead) {
+                    task.run();
+                }
+            });
+        }
+    }
+
+    SimCluster(long seed, int size, int seeds, QuorumConfig.Builder timing, LinkConditions link,
+            boolean withCodec) {
+        this.seed = seed;
+        this.random = new Random(seed);
+        SimulatedNetwork.Builder<QuorumMessage> builder = SimulatedNetwork.<QuorumMessage>builder(scheduler, clock,
+                new Random(random.nextLong())).defaultLink(link);
+        if (withCodec) {
+            builder.codec(Quorum.codec());
+        }
+        this.network = builder.build();
+        for (int i = 1; i <= size; i++) {
+            addresses.add(PeerAddress.of("n" + i, 7400));
+        }
+        this.config = timing.clusterSize(size).seeds(addresses.subList(0, seeds)).build();
+    }
+
+    /** Creates and starts every node. */
+    SimCluster startAll() {
+        for (PeerAddress address : addresses) {
+            start(address);
+        }
+        return this;
+    }
+
+    Node start(PeerAddress address) {
+        Node node = new Node(address, new InMemoryDurableState(), network.transport(address), 1);
+        nodes.put(address, node);
+        node.election.start();
+        return node;
+    }
+
+    Node node(int index) {
+        return nodes.get(addresses.get(index - 1));
+    }
+
+    Node node(PeerAddress address) {
+        return nodes.get(address);
+    }
+
+    List<Node> live() {
+        return nodes.values().stream().filter(Node::live).collect(Collectors.toList());
+    }
+
+    /** Crashes the node: it stops at once, sends nothing more, and messages to it are lost. */
+    void crash(PeerAddress address) {
+        Node node = nodes.get(address);
+        if (node == null || node.crashed) {
+            return;
+        }
+        node.crashed = true;
+        node.nodeScheduler.dead = true;
+        network.crash(address);
+    }
+
+    /** Restarts a node, with the state it saved or (a lost disk) without it. */
+    Node restart(PeerAddress address, boolean keepState) {
+        Node old = nodes.get(address);
+        crash(address);
+        InMemoryDurableState state = keepState && old != null ? old.state : new InMemoryDurableState();
+        Node node = new Node(address, state, network.restart(address), old == null ? 1 : old.incarnation + 1);
+        nodes.put(address, node);
+        node.election.start();
+        return node;
+    }
+
+    void advance(Duration duration) {
+        scheduler.advance(duration);
+    }
+
+    /** Advances in steps, running {@code check} after each. */
+    void advance(Duration duration, Duration step, Runnable check) {
+        long end = clock.nanoTime() + duration.toNanos();
+        while (clock.nanoTime() < end) {
+            long left = end - clock.nanoTime();
+            scheduler.advance(Duration.ofNanos(Math.min(step.toNanos(), left)));
+            check.run();
+        }
+    }
+
+    /** The live nodes that hold a valid leadership right now. */
+    List<Node> leaders() {
+        return live().stream().filter(n -> n.election.isLeader()).collect(Collectors.toList());
+    }
+
+    /** The only valid leader, failing if there is none or more. */
+    Node leader() {
+        List<Node> leaders = leaders();
+        if (leaders.size() != 1) {
+            throw new AssertionError("expected one leader, found " + leaders + " (seed " + seed + ")\n" + describe());
+        }
+        return leaders.get(0);
+    }
+
+    /** The state the current leader's table gives {@code address}. */
+    MemberState stateOf(PeerAddress address) {
+        return leader().node().tableState(address);
+    }
+
+    String describe() {
+        StringBuilder text = new StringBuilder("at " + clock.elapsed() + ":\n");
+        for (Node node : nodes.values()) {
+            text.append("  ").append(node).append('\n');
+        }
+        return text.toString();
+    }
+}
