@@ -1,0 +1,46 @@
+package dev.baton.work.worker;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Opens WebSocket connections to workers: the narrow I/O boundary under {@link WorkerConnection}. The JDK
+ * implementation is {@link JdkWebSocketTransport}; tests may pass their own to drive the state machine on a fake clock.
+ */
+public interface WorkerTransport {
+
+    /**
+     * Opens a connection to {@code uri}. The future completes with the socket once the handshake is done, or
+     * exceptionally if it fails or takes longer than {@code timeout}. After it completes, {@code handler} is told of
+     * every whole text message and of the end of the connection, on any thread.
+     */
+    CompletableFuture<Socket> open(URI uri, Duration timeout, Handler handler);
+
+    /** One open connection. */
+    interface Socket {
+        /** Sends a text message; messages are sent in call order. Fails silently once the socket is closed. */
+        void send(String text);
+
+        /** Closes with a normal close handshake. */
+        void close();
+
+        /** Drops the connection at once, without a handshake. */
+        void abort();
+    }
+
+    /** What a connection reports. Calls for one connection never overlap. */
+    interface Handler {
+        /** A whole text message arrived. */
+        void onText(String text);
+
+        /** A text message of {@code chars} characters or more arrived and was discarded as over the size cap. */
+        void onOversized(long chars);
+
+        /** The worker closed the connection. */
+        void onClosed(int statusCode, String reason);
+
+        /** The connection failed (reset, protocol error). It is closed. */
+        void onError(Throwable error);
+    }
+}
