@@ -21,7 +21,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = BatonCli.Version.class,
         description = "Leader election with fencing terms over Redis or in memory.",
-        subcommands = {NodeCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {NodeCommand.class, DemoCommand.class, WorkerCommand.class, CommandLine.HelpCommand.class})
 public final class BatonCli implements Runnable {
 
     /** The command ran and did what it promised. */

@@ -1,0 +1,116 @@
+package dev.baton.server;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.testkit.SimulatedWorker;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code baton worker}: runs the testkit's {@link SimulatedWorker}, a worker of seed 001 that speaks the worker side of
+ * the JSON-over-WebSocket protocol without running a model, so a person can try the work cluster by hand. Prints one
+ * JSON line when it listens, one per command received ({@code command}), one per report interval with the detection
+ * results sent ({@code batch}), and one when it stops. Runs until SIGTERM or SIGINT, then exits 0.
+ */
+@Command(
+        name = "worker",
+        mixinStandardHelpOptions = true,
+        header = "Runs a simulated seed-001 worker (WebSocket server) until SIGTERM/SIGINT.",
+        description = "Runs a simulated worker: a WebSocket server speaking the worker side of seed 001's protocol. "
+                + "It keeps the subscriptions it is sent, sends a stateReport every report interval and "
+                + "imageDetection results for each subscription. Prints one JSON line per command received and per "
+                + "batch of results sent.")
+final class WorkerCommand implements Callable<Integer> {
+
+    @Option(names = "--port", paramLabel = "N", required = true,
+            description = "The port to listen on (0 picks a free one).")
+    int port;
+
+    @Option(names = "--host", paramLabel = "H", defaultValue = "127.0.0.1",
+            description = "The address to listen on (default: ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--detections-per-second", paramLabel = "R", defaultValue = "1",
+            description = "Detection results per second for each subscription, 0 to 10000 (default: ${DEFAULT-VALUE}).")
+    double detectionsPerSecond;
+
+    @Option(names = "--report-interval", paramLabel = "DUR", defaultValue = "2s", converter = DurationConverter.class,
+            description = "How often a stateReport is sent (default: ${DEFAULT-VALUE}, the seed's).")
+    Duration reportInterval;
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    @Override
+    public Integer call() {
+        if (port < 0 || port > 65535) {
+            throw CliError.usage("--port must be in 0..65535, was " + port);
+        }
+        if (!(detectionsPerSecond >= 0) || detectionsPerSecond > 10_000) {
+            throw CliError.usage("--detections-per-second must be in 0..10000, was " + detectionsPerSecond);
+        }
+        if (reportInterval.toMillis() < 1) {
+            throw CliError.usage("--report-interval must be at least 1ms, was " + reportInterval);
+        }
+        JsonLines lines = new JsonLines(MAPPER, System.out);
+        SimulatedWorker worker;
+        try {
+            worker = SimulatedWorker.builder().host(host).port(port).detectionsPerSecond(detectionsPerSecond)
+                    .reportInterval(reportInterval).listener(new Printer(lines)).start();
+        } catch (UncheckedIOException | IllegalStateException e) {
+            throw CliError.usage("--port " + port + ": " + e.getMessage(), e);
+        }
+        lines.write(line("worker-started").put("url", worker.uri().toString()).put("port", worker.port())
+                .put("pid", ProcessHandle.current().pid()).put("detectionsPerSecond", detectionsPerSecond)
+                .put("reportIntervalMs", reportInterval.toMillis()));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            worker.close();
+            lines.write(line("worker-stopped").put("detectionsSent", worker.detectionsSent()));
+            Runtime.getRuntime().halt(BatonCli.EXIT_OK);
+        }, "baton-worker-shutdown"));
+        try {
+            new CountDownLatch(1).await(); // until a signal's shutdown hook halts the JVM
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return BatonCli.EXIT_OK;
+    }
+
+    private static ObjectNode line(String event) {
+        return MAPPER.createObjectNode().put("event", event).put("ts", Instant.now().toString());
+    }
+
+    /** One JSON line per command and per batch. */
+    private static final class Printer implements SimulatedWorker.Listener {
+        private final JsonLines lines;
+
+        Printer(JsonLines lines) {
+            this.lines = lines;
+        }
+
+        @Override
+        public void onCommand(String json) {
+            ObjectNode line = line("command");
+            try {
+                line.set("message", MAPPER.readTree(json));
+            } catch (java.io.IOException e) {
+                line.put("text", json);
+            }
+            lines.write(line);
+        }
+
+        @Override
+        public void onBatch(Map<String, Long> detections, int subscriptions, int connections) {
+            ObjectNode line = line("batch").put("subscriptions", subscriptions).put("connections", connections)
+                    .put("detections", detections.values().stream().mapToLong(Long::longValue).sum());
+            ObjectNode per = line.putObject("perSubscription");
+            detections.forEach(per::put);
+            lines.write(line);
+        }
+    }
+}
