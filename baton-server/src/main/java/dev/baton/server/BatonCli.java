@@ -7,7 +7,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code baton} command line: {@code baton node} runs one election node, {@code baton demo} shows a failover.
+ * The {@code baton} command line: {@code baton node} runs one election node, {@code baton demo} shows a failover,
+ * {@code baton worker} runs a simulated seed-001 worker.
  *
  * <p>Exit codes are part of the interface, because scripts and supervisors act on them: {@value #EXIT_OK} on success
  * (a node that was told to stop by SIGTERM or SIGINT and released its leadership counts as success),
@@ -52,7 +53,7 @@ public final class BatonCli implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "missing command: use 'baton node' or 'baton demo' (see 'baton --help')");
+                "missing command: use 'baton node', 'baton demo' or 'baton worker' (see 'baton --help')");
     }
 
     private static int onUsageError(CommandLine.ParameterException e, String[] args) {
