@@ -516,6 +516,8 @@ final class QuorumNode {
             return;
         }
         acceptor.finishRecovery(barrier);
+        // Whatever this node led before it lost its state was decided, so it is at most the barrier.
+        ledFloor = Math.max(ledFloor, barrier);
         log.debug("{} recovered: votes only above version {}", self, barrier);
         seek(true);
         recovery = null;
@@ -809,14 +811,11 @@ final class QuorumNode {
     // ================================================================ leading
 
     private void onKeepAlive(PeerAddress from, LeaderKeepAlive keepAlive) {
+        // Only a node leading that version answers (sending validation); a keep-alive for a version this node has
+        // not learned it leads is never taken as news of its own election: it may be a stale one from a follower of
+        // an earlier incarnation of this node.
         if ((phase == Phase.LEADING || phase == Phase.LEADER_ELECT) && keepAlive.version() == leaderVersion) {
             duties.onKeepAlive(from, keepAlive);
-        } else if (keepAlive.version() > leaderVersion && phase != Phase.RECOVERING) {
-            // The sender learned that this node was elected leader of that version before this node did.
-            leadOrDecline(keepAlive.version());
-            if (phase == Phase.LEADER_ELECT && keepAlive.version() == leaderVersion) {
-                duties.onKeepAlive(from, keepAlive);
-            }
         }
     }
 

@@ -5,6 +5,7 @@ import dev.baton.core.ElectionEvent;
 import dev.baton.core.MemberState;
 import dev.baton.core.time.Scheduler;
 import dev.baton.peer.sim.LinkConditions;
+import dev.baton.peer.sim.NetworkEvent;
 import dev.baton.peer.sim.SimulatedNetwork;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
@@ -24,6 +25,11 @@ import java.util.stream.Collectors;
  * random choice derived from one seed. Nodes can crash with or without their saved state and restart.
  */
 final class SimCluster {
+
+    static {
+        // Thousands of schedules lose leaderships on purpose; keep the test output readable.
+        System.setProperty("org.slf4j.simpleLogger.log.dev.baton.peer.quorum", "error");
+    }
 
     static final String GROUP = "sim";
 
@@ -128,10 +134,41 @@ final class SimCluster {
     }
 
     Node start(PeerAddress address) {
-        Node node = new Node(address, new InMemoryDurableState(), network.transport(address), 1);
+        return start(address, new InMemoryDurableState());
+    }
+
+    /** Starts a node on {@code state}; a state holding {@link AcceptorState#INITIAL} needs no recovery. */
+    Node start(PeerAddress address, InMemoryDurableState state) {
+        Node node = new Node(address, state, network.transport(address), 1);
         nodes.put(address, node);
         node.election.start();
         return node;
+    }
+
+    /** A state that says "recovered, nothing seen yet": a node on it votes without recovering first. */
+    static InMemoryDurableState savedState() {
+        InMemoryDurableState state = new InMemoryDurableState();
+        state.store(AcceptorState.INITIAL);
+        return state;
+    }
+
+    /** Starts every listed node (1-based) on a saved state, so that none has to recover. */
+    SimCluster startWithState(int... indexes) {
+        for (int index : indexes) {
+            start(addresses.get(index - 1), savedState());
+        }
+        return this;
+    }
+
+    /** Records every message handed to the network: (from, to, message), in order. */
+    List<NetworkEvent.Sent<QuorumMessage>> recordSent() {
+        List<NetworkEvent.Sent<QuorumMessage>> sent = new CopyOnWriteArrayList<>();
+        network.addListener(event -> {
+            if (event instanceof NetworkEvent.Sent<QuorumMessage> s) {
+                sent.add(s);
+            }
+        });
+        return sent;
     }
 
     Node node(int index) {
@@ -179,6 +216,17 @@ final class SimCluster {
             long left = end - clock.nanoTime();
             scheduler.advance(Duration.ofNanos(Math.min(step.toNanos(), left)));
             check.run();
+        }
+    }
+
+    /** Advances in small steps until {@code condition} holds, failing after {@code limit}. */
+    void advanceUntil(Duration limit, java.util.function.BooleanSupplier condition) {
+        long end = clock.nanoTime() + limit.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (clock.nanoTime() >= end) {
+                throw new AssertionError("condition not met within " + limit + "\n" + describe());
+            }
+            scheduler.advance(Duration.ofMillis(1));
         }
     }
 

@@ -1,0 +1,244 @@
+package dev.baton.peer.quorum;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.core.MemberState;
+import dev.baton.peer.sim.LinkConditions;
+import dev.baton.peer.transport.PeerAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Random fault schedules of 3- and 5-node quorum clusters on the simulated network (issue 5, item 4). Each schedule
+ * starts a cluster and then, for a few seconds of virtual time, crashes nodes (to restart later with or without their
+ * saved state), restarts them, partitions the network (majority against minority, and seed 003's island case that
+ * splits the seeds), cuts single links one way, makes links lossy and slow, and asks the leader to step down; every
+ * link delays (reordering) and may lose and duplicate messages. After every 10 ms the {@link SafetyChecker}
+ * invariants are checked. Then the network heals, every node is restarted, and after 3 x ttlTimeout there must be
+ * exactly one leader, followed by every node, with every node active in its table (liveness).
+ *
+ * <p>A failing schedule names its seed; {@code -Dquorum.seed=N} replays just that one, {@code -Dquorum.schedules=N}
+ * runs more (default 10,000), {@code -Dquorum.firstSeed=N} starts elsewhere.
+ */
+class QuorumSimulationTest {
+
+    private static final int SCHEDULES = Integer.getInteger("quorum.schedules", 10_000);
+    private static final long FIRST_SEED = Long.getLong("quorum.firstSeed", 1L);
+    private static final Duration STEP = Duration.ofMillis(10);
+
+    @Test
+    void randomFaultSchedulesStaySafeAndRecoverOnceHealed() {
+        Long only = Long.getLong("quorum.seed");
+        if (only != null) {
+            run(only);
+            return;
+        }
+        long started = System.nanoTime();
+        int acquisitions = 0;
+        for (long seed = FIRST_SEED; seed < FIRST_SEED + SCHEDULES; seed++) {
+            acquisitions += run(seed);
+        }
+        System.out.printf("quorum simulation: %d schedules, %d leaderships acquired, %d ms%n", SCHEDULES,
+                acquisitions, (System.nanoTime() - started) / 1_000_000);
+        assertThat(acquisitions).as("leadership really moved around").isGreaterThan(SCHEDULES * 2);
+    }
+
+    @Test
+    void aScheduleReplaysIdenticallyFromItsSeed() {
+        assertThat(trace(42)).isEqualTo(trace(42));
+    }
+
+    private static String trace(long seed) {
+        Schedule schedule = new Schedule(seed);
+        schedule.run();
+        return schedule.cluster.describe() + schedule.checker.versions();
+    }
+
+    /** Runs one schedule; returns the leaderships acquired. A failure names the seed to replay. */
+    private static int run(long seed) {
+        Schedule schedule = new Schedule(seed);
+        try {
+            schedule.run();
+        } catch (AssertionError | RuntimeException e) {
+            throw new AssertionError("quorum schedule with seed " + seed + " failed (replay with -Dquorum.seed="
+                    + seed + "): " + e.getMessage() + "\nactions: " + schedule.actions, e);
+        }
+        return schedule.checker.acquisitions();
+    }
+
+    /** One random schedule. */
+    private static final class Schedule {
+        final Random random;
+        final SimCluster cluster;
+        final SafetyChecker checker;
+        final List<String> actions = new ArrayList<>();
+
+        Schedule(long seed) {
+            this.random = new Random(seed * 0x9E3779B97F4A7C15L);
+            int size = random.nextInt(2) == 0 ? 5 : 3;
+            int seeds = 1 + random.nextInt(size);
+            LinkConditions link = LinkConditions.delayed(Duration.ofMillis(1), Duration.ofMillis(2 + random.nextInt(15)))
+                    .withLoss(random.nextDouble() * 0.05)
+                    .withDuplication(random.nextDouble() * 0.02);
+            this.cluster = new SimCluster(seed, size, seeds, QuorumConfig.fast(), link, random.nextInt(25) == 0);
+            this.checker = new SafetyChecker(cluster);
+        }
+
+        void run() {
+            cluster.startAll();
+            long faultsFor = 3_000 + random.nextInt(6_000);
+            long end = cluster.clock.nanoTime() + Duration.ofMillis(faultsFor).toNanos();
+            while (cluster.clock.nanoTime() < end) {
+                cluster.advance(Duration.ofMillis(20 + random.nextInt(400)), STEP, checker::check);
+                act();
+            }
+            healAndRestart();
+            cluster.advance(cluster.config.ttlTimeout().multipliedBy(3), STEP, checker::check);
+            checkLiveness();
+        }
+
+        private void act() {
+            List<PeerAddress> all = cluster.addresses;
+            PeerAddress victim = all.get(random.nextInt(all.size()));
+            SimCluster.Node node = cluster.node(victim);
+            switch (random.nextInt(12)) {
+                case 0, 1 -> {
+                    if (node.live() && liveCount() > 1) {
+                        actions.add(at() + "crash " + victim);
+                        cluster.crash(victim);
+                    }
+                }
+                case 2, 3 -> {
+                    if (!node.live()) {
+                        restart(victim);
+                    }
+                }
+                case 4 -> {
+                    List<PeerAddress> shuffled = new ArrayList<>(all);
+                    Collections.shuffle(shuffled, random);
+                    int cut = 1 + random.nextInt(all.size() - 1);
+                    Set<PeerAddress> one = new HashSet<>(shuffled.subList(0, cut));
+                    Set<PeerAddress> other = new HashSet<>(shuffled.subList(cut, shuffled.size()));
+                    actions.add(at() + "partition " + one + " | " + other);
+                    cluster.network.partition(one, other);
+                }
+                case 5 -> island();
+                case 6 -> {
+                    actions.add(at() + "heal");
+                    cluster.network.heal();
+                }
+                case 7 -> {
+                    PeerAddress other = all.get(random.nextInt(all.size()));
+                    if (!other.equals(victim)) {
+                        actions.add(at() + "cut " + victim + " -> " + other);
+                        cluster.network.cut(victim, other);
+                    }
+                }
+                case 8 -> {
+                    PeerAddress other = all.get(random.nextInt(all.size()));
+                    if (!other.equals(victim)) {
+                        actions.add(at() + "slow lossy link " + victim + " <-> " + other);
+                        cluster.network.setLinks(victim, other, LinkConditions.delayed(Duration.ofMillis(20),
+                                Duration.ofMillis(200)).withLoss(0.3));
+                    }
+                }
+                case 9 -> {
+                    PeerAddress other = all.get(random.nextInt(all.size()));
+                    if (!other.equals(victim)) {
+                        // Slower than ttlTimeout: messages arrive long after the state they were sent in.
+                        actions.add(at() + "very slow link " + victim + " <-> " + other);
+                        cluster.network.setLinks(victim, other, LinkConditions.delayed(Duration.ofMillis(200),
+                                Duration.ofMillis(2_000)));
+                    }
+                }
+                case 10 -> {
+                    if (node.live() && liveCount() > 1 && random.nextInt(3) == 0) {
+                        actions.add(at() + "close " + victim);
+                        node.election.closeAsync();
+                        cluster.advance(STEP, STEP, checker::check);
+                        cluster.crash(victim);
+                    }
+                }
+                default -> {
+                    List<SimCluster.Node> leaders = cluster.leaders();
+                    if (!leaders.isEmpty()) {
+                        actions.add(at() + "step down " + leaders.get(0).address);
+                        leaders.get(0).election.stepDown();
+                    }
+                }
+            }
+        }
+
+        /** Seed 003's island case: the seeds end up on different sides. */
+        private void island() {
+            List<PeerAddress> seeds = cluster.config.seeds();
+            if (seeds.size() < 2) {
+                return;
+            }
+            Set<PeerAddress> one = new HashSet<>();
+            Set<PeerAddress> other = new HashSet<>();
+            for (int i = 0; i < cluster.addresses.size(); i++) {
+                PeerAddress address = cluster.addresses.get(i);
+                if (i == 0) {
+                    one.add(address);
+                } else if (i == 1) {
+                    other.add(address);
+                } else {
+                    (random.nextBoolean() ? one : other).add(address);
+                }
+            }
+            actions.add(at() + "island " + one + " | " + other);
+            cluster.network.partition(one, other);
+        }
+
+        private void restart(PeerAddress victim) {
+            // State is lost one node at a time: not while another node is still recovering from a loss.
+            boolean someoneRecovering = cluster.live().stream().anyMatch(n -> !n.node().acceptor().recovered());
+            boolean keepState = someoneRecovering || random.nextInt(3) != 0;
+            actions.add(at() + "restart " + victim + (keepState ? " with state" : " without state"));
+            cluster.restart(victim, keepState);
+        }
+
+        private void healAndRestart() {
+            actions.add(at() + "heal all and restart");
+            cluster.network.heal();
+            cluster.network.setDefaultLink(LinkConditions.delayed(Duration.ofMillis(1), Duration.ofMillis(5)));
+            for (PeerAddress a : cluster.addresses) {
+                for (PeerAddress b : cluster.addresses) {
+                    if (!a.equals(b)) {
+                        cluster.network.clearLink(a, b);
+                    }
+                }
+            }
+            for (PeerAddress address : cluster.addresses) {
+                if (!cluster.node(address).live()) {
+                    restart(address);
+                }
+            }
+        }
+
+        private void checkLiveness() {
+            SimCluster.Node leader = cluster.leader();
+            for (SimCluster.Node node : cluster.live()) {
+                assertThat(node.node().currentLeader()).as("leader followed by %s\n%s", node.address,
+                        cluster.describe()).isEqualTo(leader.address);
+                assertThat(leader.node().tableState(node.address)).as("state of %s in the leader's table\n%s",
+                        node.address, cluster.describe()).isEqualTo(MemberState.ACTIVE);
+            }
+        }
+
+        private long liveCount() {
+            return cluster.live().size();
+        }
+
+        private String at() {
+            return "\n  " + cluster.clock.elapsed().toMillis() + " ms: ";
+        }
+    }
+}
