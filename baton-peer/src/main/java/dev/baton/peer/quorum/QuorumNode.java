@@ -131,7 +131,6 @@ final class QuorumNode {
     private final Map<PeerAddress, Long> peers = new TreeMap<>();
     private final Map<Long, HelperProbe> helperProbes = new HashMap<>();
     private PeerAddress joinTarget;
-    private final Set<PeerAddress> seekNoLeader = new TreeSet<>();
     private boolean electionOpen;
     private Cancellable tickTimer = Cancellable.NONE;
     private Cancellable phaseTimer = Cancellable.NONE;
@@ -541,7 +540,6 @@ final class QuorumNode {
         if (phase != Phase.SEEKING) {
             return;
         }
-        seekNoLeader.clear();
         for (PeerAddress other : otherSeeds()) {
             send(other, new LeaderQuery(acceptor.highestVersion()));
         }
@@ -569,8 +567,9 @@ final class QuorumNode {
                 return;
             }
         }
-        if (seed && config.allowLoneSeedBootstrap() && seekNoLeader.containsAll(otherSeeds())) {
-            // Seed 003's seed start-up: no other seed knows a leader, so this seed leads (opt-in; unsafe).
+        if (seed && config.allowLoneSeedBootstrap()) {
+            // Seed 003's seed start-up: no other seed named a leader (or answered) this round, so joining failed
+            // and this seed leads (opt-in; unsafe under partitions).
             becomeLeaderWithoutElection();
             return;
         }
@@ -596,7 +595,6 @@ final class QuorumNode {
             return;
         }
         if (response.leader() == null || response.leader().equals(self)) {
-            seekNoLeader.add(from);
             return;
         }
         if (response.version() < leaderVersion) {
@@ -1227,6 +1225,10 @@ final class QuorumNode {
             stopLeading(LossReason.LEASE_TAKEN);
         }
         if (newer) {
+            if (resignedVersion == version) {
+                // Only the opt-in mode gets here: another leader of the version this node gave up (an island).
+                resignedVersion = -1;
+            }
             leader = who;
             leaderVersion = version;
             acceptor.raiseHighest(version);
