@@ -642,7 +642,7 @@ final class QuorumNode {
             seek(false);
             return;
         }
-        becomeFollower();
+        becomeFollower(true);
     }
 
     private void onJoinRequest(PeerAddress from, JoinClusterRequest request) {
@@ -679,7 +679,11 @@ final class QuorumNode {
 
     // ================================================================ following
 
-    private void becomeFollower() {
+    /**
+     * Follows {@link #leader}. A node that learned of the leader from an election (not by joining) also sends its
+     * card: the leader may have admitted it from a keep-alive alone, without knowing its identifier or address.
+     */
+    private void becomeFollower(boolean joined) {
         enterPhase(Phase.FOLLOWING);
         if (view.version() != leaderVersion) {
             view = new MemberView(leaderVersion);
@@ -688,6 +692,9 @@ final class QuorumNode {
         setCurrent(leader);
         closeRound(false);
         sendKeepAlive();
+        if (!joined) {
+            send(current, new JoinClusterRequest(card, leaderVersion));
+        }
     }
 
     private void sendKeepAlive() {
@@ -1156,7 +1163,7 @@ final class QuorumNode {
         if (who.equals(self)) {
             leadOrDecline(version);
         } else if (adoptLeader(who, version) && phase != Phase.RECOVERING) {
-            becomeFollower();
+            becomeFollower(false);
         }
     }
 
