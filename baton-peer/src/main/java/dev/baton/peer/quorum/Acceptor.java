@@ -31,7 +31,7 @@ final class Acceptor {
         this.durable = Objects.requireNonNull(durable, "durable");
         AcceptorState loaded = durable.load().orElse(null);
         this.startedWithoutState = loaded == null;
-        this.state = loaded != null ? loaded : new AcceptorState(0, 0, false, 0, null, null, null);
+        this.state = loaded != null ? loaded : new AcceptorState(0, 0, false, 0, null, null, null, 0);
     }
 
     /** True if nothing was stored when this node started: a first start, or a node that lost its state. */
@@ -69,14 +69,29 @@ final class Acceptor {
     void raiseHighest(long version) {
         if (version > state.highestVersion()) {
             save(new AcceptorState(version, state.barrier(), state.recovered(), state.instance(), state.promised(),
-                    state.acceptedBallot(), state.acceptedCandidate()));
+                    state.acceptedBallot(), state.acceptedCandidate(), state.lastLed()));
+        }
+    }
+
+    /** The highest version this node has led, or may have led before it lost its state. */
+    long lastLed() {
+        return state.lastLed();
+    }
+
+    /** Saved before this node acts as leader of {@code version}: it will never lead that version again. */
+    void recordLeading(long version) {
+        if (version > state.lastLed()) {
+            save(new AcceptorState(Math.max(state.highestVersion(), version), state.barrier(), state.recovered(),
+                    state.instance(), state.promised(), state.acceptedBallot(), state.acceptedCandidate(), version));
         }
     }
 
     /** Ends recovery: this node may vote only above {@code barrier}. */
     void finishRecovery(long barrier) {
+        // Whatever this node led before it lost its state was decided, so it is at most the barrier.
         save(new AcceptorState(Math.max(state.highestVersion(), barrier), Math.max(state.barrier(), barrier), true,
-                state.instance(), state.promised(), state.acceptedBallot(), state.acceptedCandidate()));
+                state.instance(), state.promised(), state.acceptedBallot(), state.acceptedCandidate(),
+                Math.max(state.lastLed(), barrier)));
     }
 
     /** Marks a node that needs no recovery (a single-node cluster, or the opt-in lone-seed mode) as recovered. */
@@ -100,7 +115,7 @@ final class Acceptor {
             return Verdict.refuse(Refusal.HIGHER_BALLOT, s.promised().round());
         }
         save(new AcceptorState(Math.max(s.highestVersion(), ballot.version()), s.barrier(), s.recovered(),
-                ballot.version(), ballot, s.acceptedBallot(), s.acceptedCandidate()));
+                ballot.version(), ballot, s.acceptedBallot(), s.acceptedCandidate(), s.lastLed()));
         return new Verdict(true, Refusal.NONE, 0, s.acceptedBallot(), s.acceptedCandidate());
     }
 
@@ -115,7 +130,7 @@ final class Acceptor {
             return Verdict.refuse(Refusal.HIGHER_BALLOT, s.promised().round());
         }
         save(new AcceptorState(Math.max(s.highestVersion(), ballot.version()), s.barrier(), s.recovered(),
-                ballot.version(), ballot, ballot, candidate));
+                ballot.version(), ballot, ballot, candidate, s.lastLed()));
         return new Verdict(true, Refusal.NONE, 0, null, null);
     }
 
@@ -140,7 +155,8 @@ final class Acceptor {
         if (version == state.instance()) {
             return state;
         }
-        return new AcceptorState(state.highestVersion(), state.barrier(), state.recovered(), version, null, null, null);
+        return new AcceptorState(state.highestVersion(), state.barrier(), state.recovered(), version, null, null, null,
+                state.lastLed());
     }
 
     private void save(AcceptorState next) {

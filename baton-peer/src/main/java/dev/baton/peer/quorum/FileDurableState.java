@@ -116,7 +116,8 @@ public final class FileDurableState implements DurableState {
                 + "promised=" + ballot(s.promised()) + "\n"
                 + "acceptedBallot=" + ballot(s.acceptedBallot()) + "\n"
                 + "acceptedCandidate=" + (s.acceptedCandidate() == null ? NONE : s.acceptedCandidate().format())
-                + "\n";
+                + "\n"
+                + "lastLed=" + s.lastLed() + "\n";
     }
 
     static AcceptorState parse(List<String> lines) {
@@ -141,7 +142,8 @@ public final class FileDurableState implements DurableState {
                 Long.parseLong(field(fields, "instance")),
                 parseBallot(field(fields, "promised")),
                 parseBallot(field(fields, "acceptedBallot")),
-                candidate.equals(NONE) ? null : PeerAddress.parse(candidate));
+                candidate.equals(NONE) ? null : PeerAddress.parse(candidate),
+                Long.parseLong(field(fields, "lastLed")));
         if (!fields.isEmpty()) {
             throw new IllegalArgumentException("unknown fields " + fields.keySet());
         }

@@ -120,8 +120,6 @@ final class QuorumNode {
     private boolean holdingOff;
     private long holdOffUntil;
     private long electionNotBefore;
-    /** The highest version seen before this start: this incarnation never leads a version up to it. */
-    private long ledFloor;
 
     private MemberView view = new MemberView(0);
     private LeaderDuties duties;
@@ -283,7 +281,6 @@ final class QuorumNode {
         long now = clock.nanoTime();
         leaderContact = now;
         lastLeaderSeen = now;
-        ledFloor = acceptor.highestVersion();
         openRound();
         scheduleTick();
         if (!acceptor.recovered()) {
@@ -515,8 +512,6 @@ final class QuorumNode {
             return;
         }
         acceptor.finishRecovery(barrier);
-        // Whatever this node led before it lost its state was decided, so it is at most the barrier.
-        ledFloor = Math.max(ledFloor, barrier);
         log.debug("{} recovered: votes only above version {}", self, barrier);
         seek(true);
         recovery = null;
@@ -825,6 +820,7 @@ final class QuorumNode {
     }
 
     private void becomeLeaderElect() {
+        acceptor.recordLeading(leaderVersion);
         enterPhase(Phase.LEADER_ELECT);
         wasMember = true;
         setCurrent(self);
@@ -1169,14 +1165,15 @@ final class QuorumNode {
 
     /**
      * This node is the decided leader of {@code version}: lead, unless it already gave that version up or led it
-     * before a restart (a restarted node never leads a version it may have led before; its members elect anew).
+     * before (a node never leads one version twice, across restarts too: a term is never reused; its members elect
+     * anew).
      */
     private void leadOrDecline(long version) {
         if (phase == Phase.RECOVERING || !adoptLeader(self, version)
                 || phase == Phase.LEADING || phase == Phase.LEADER_ELECT) {
             return;
         }
-        if (version <= ledFloor || resignedVersion == version) {
+        if (version <= acceptor.lastLed() || resignedVersion == version) {
             resignedVersion = version;
             if (phase == Phase.FOLLOWING || phase == Phase.JOINING) {
                 seek(true);

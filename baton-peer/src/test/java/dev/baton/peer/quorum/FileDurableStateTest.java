@@ -24,7 +24,7 @@ class FileDurableStateTest {
     @Test
     void aStoredStateIsReadBackByTheNextInstance() throws Exception {
         AcceptorState state = new AcceptorState(7, 3, true, 7, new Ballot(7, 2, PeerAddress.parse("[::1]:7401")),
-                new Ballot(7, 1, PeerAddress.of("10.0.0.2", 7400)), PeerAddress.of("10.0.0.2", 7400));
+                new Ballot(7, 1, PeerAddress.of("10.0.0.2", 7400)), PeerAddress.of("10.0.0.2", 7400), 6);
         new FileDurableState(dataDir).store(AcceptorState.INITIAL);
         new FileDurableState(dataDir).store(state);
 

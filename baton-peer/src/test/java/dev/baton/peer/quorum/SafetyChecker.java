@@ -21,7 +21,8 @@ import java.util.Set;
  *   <li>a leader is recognised by members only while it holds its majority: a follower whose acknowledged window
  *       names leader L of version v sees no other valid leader, and L itself (same incarnation) still holds v, unless
  *       L handed v over on purpose (a graceful step-down tells the members after it stopped);</li>
- *   <li>the versions a member has seen never go down (for as long as it keeps its saved state).</li>
+ *   <li>the versions a member has seen never go down (for as long as it keeps its saved state);</li>
+ *   <li>a node never acquires one version twice, across restarts too (a term is never reused).</li>
  * </ol>
  */
 final class SafetyChecker {
@@ -32,6 +33,7 @@ final class SafetyChecker {
     private final Set<String> released = new HashSet<>();
     private final Map<SimCluster.Node, Integer> eventsSeen = new IdentityHashMap<>();
     private final Map<InMemoryDurableState, Long> highestSeen = new IdentityHashMap<>();
+    private final Map<PeerAddress, Long> lastAcquired = new HashMap<>();
     private int acquisitions;
 
     SafetyChecker(SimCluster cluster) {
@@ -100,6 +102,10 @@ final class SafetyChecker {
             if (event instanceof LeadershipAcquired acquired) {
                 acquisitions++;
                 record(acquired.term(), node.address, node);
+                Long previous = lastAcquired.put(node.address, acquired.term());
+                if (previous != null && acquired.term() <= previous) {
+                    fail(node.address + " acquired version " + acquired.term() + " after version " + previous);
+                }
                 incarnationOfVersion.put(acquired.term(), node.incarnation);
             } else if (event instanceof LeadershipLost lost && lost.reason() == LossReason.RELEASED) {
                 released.add(node.address + "@" + lost.term());
