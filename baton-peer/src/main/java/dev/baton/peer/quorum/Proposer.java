@@ -22,8 +22,8 @@ import java.util.TreeSet;
  *
  * <ol>
  *   <li><b>Status query.</b> Everyone known is asked whether the leader is healthy; the election goes on only once M
- *       nodes (this one included) say it is not. A node that reports a newer healthy leader ends the run: this node
- *       joins that leader instead.</li>
+ *       nodes (this one included) say it is not, after everyone answered or a quarter of retryInterval more. A node
+ *       that reports a newer healthy leader ends the run: this node joins that leader instead.</li>
  *   <li><b>Version.</b> The election is for the version seen in the status query plus one (exceptional case 1): a
  *       node that meanwhile learns a leader of that version stops, and one that did not joins the same Paxos
  *       instance, which can only decide the leader already decided.</li>
@@ -53,6 +53,8 @@ final class Proposer {
     private final Set<PeerAddress> healthy = new TreeSet<>();
     private long seenVersion;
     private long seenFloor;
+    private boolean graceStarted;
+    private boolean graceOver;
 
     private Ballot ballot;
     private final Map<PeerAddress, Verdict> promises = new TreeMap<>();
@@ -135,8 +137,21 @@ final class Proposer {
     private void checkQuery() {
         int majority = node.config().majority();
         if (unhealthy.size() >= majority) {
-            timer.cancel();
-            attempt(new Ballot(firstInstance(), 0, node.self()));
+            if (unhealthy.size() + healthy.size() > targets.size() || graceOver) {
+                timer.cancel();
+                attempt(new Ballot(firstInstance(), 0, node.self()));
+            } else if (!graceStarted) {
+                // Wait a little for the other answers: a floor one of them reports would otherwise make two
+                // proposers start different instances, and the newer would stop the older's leader from forming.
+                graceStarted = true;
+                timer.cancel();
+                timer = node.scheduler().schedule(node.config().retryInterval().dividedBy(4), () -> {
+                    if (stage == Stage.QUERY) {
+                        graceOver = true;
+                        checkQuery();
+                    }
+                });
+            }
         } else if (healthy.size() > targets.size() + 1 - majority) {
             // Enough nodes see the leader healthy that M unhealthy answers cannot come: no election.
             finish();

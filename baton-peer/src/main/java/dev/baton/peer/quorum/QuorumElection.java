@@ -121,7 +121,7 @@ public final class QuorumElection implements Election {
     @Override
     public boolean awaitElected(Duration timeout) throws InterruptedException, TimeoutException {
         try {
-            node.firstRound().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            node.output().firstRound().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             throw new IllegalStateException("election of group " + group + " was closed", e.getCause());
         }
@@ -130,35 +130,35 @@ public final class QuorumElection implements Election {
 
     @Override
     public CompletableFuture<Boolean> whenElected() {
-        return node.firstRound().copy();
+        return node.output().firstRound().copy();
     }
 
     @Override
     public boolean isLeader() {
-        Leadership leadership = node.publishedLeadership();
+        Leadership leadership = node.output().leadership();
         return leadership != null && leadership.isValid();
     }
 
     @Override
     public Optional<Leadership> leadership() {
-        return Optional.ofNullable(node.publishedLeadership()).filter(Leadership::isValid);
+        return Optional.ofNullable(node.output().leadership()).filter(Leadership::isValid);
     }
 
     /** The leader this node follows (or itself), with its version; empty while it has none. */
     @Override
     public Optional<LeaderInfo> leader() {
-        return Optional.ofNullable(node.publishedLeader());
+        return Optional.ofNullable(node.output().leader());
     }
 
     @Override
     public NodeState state() {
-        return node.publishedState();
+        return node.output().state();
     }
 
     /** Why this node has no working leader right now (recovering, no majority, leader silent), if so. */
     @Override
     public Optional<String> problem() {
-        return Optional.ofNullable(node.publishedProblem());
+        return Optional.ofNullable(node.output().problem());
     }
 
     /** This node's state, leader and problem, and every member in its seed 003 state (joining ... leaving). */
@@ -171,7 +171,7 @@ public final class QuorumElection implements Election {
             for (MemberEntry entry : node.members()) {
                 members.add(new MemberStatus(QuorumMembership.nodeInfo(entry, leader), entry.state()));
             }
-            result.complete(new ClusterStatus(group, nodeId(), node.publishedState(), leader(), members, problem()));
+            result.complete(new ClusterStatus(group, nodeId(), node.output().state(), leader(), members, problem()));
         });
         return result;
     }

@@ -44,7 +44,7 @@ final class QuorumMembership implements Membership {
     @Override
     public NodeInfo self() {
         MemberCard card = node.card();
-        Role role = node.publishedLeadership() != null ? Role.LEADER : Role.FOLLOWER;
+        Role role = node.output().leadership() != null ? Role.LEADER : Role.FOLLOWER;
         return new NodeInfo(node.self().format(), card.identifier(), card.apiAddress(), role, card.capabilities(),
                 card.metadata(), null, null);
     }

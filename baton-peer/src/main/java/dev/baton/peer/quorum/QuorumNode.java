@@ -2,7 +2,6 @@ package dev.baton.peer.quorum;
 
 import static dev.baton.peer.quorum.QuorumMessage.NO_STAMP;
 
-import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
@@ -48,11 +47,9 @@ import dev.baton.peer.transport.Transport;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -84,9 +81,6 @@ final class QuorumNode {
 
     enum Phase { CREATED, RECOVERING, SEEKING, JOINING, FOLLOWING, LEADER_ELECT, LEADING, CLOSED }
 
-    private record HelperProbe(PeerAddress leader, long version, PeerAddress target) {
-    }
-
     private final String group;
     private final PeerAddress self;
     private final String selfId;
@@ -95,13 +89,13 @@ final class QuorumNode {
     private final Clock clock;
     private final Scheduler scheduler;
     private final Random random;
-    private final EventDispatcher events;
+    private final NodeOutput output;
     private final Acceptor acceptor;
     private final boolean seed;
     private final long ttl;
     private final long heartbeatTimeout;
 
-    private MemberCard card;
+    private volatile MemberCard card;
     private Phase phase = Phase.CREATED;
     private long epoch;
 
@@ -127,19 +121,11 @@ final class QuorumNode {
     private Proposer election;
     private Recovery recovery;
     private final Map<PeerAddress, Long> peers = new TreeMap<>();
-    private final Map<Long, HelperProbe> helperProbes = new HashMap<>();
+    private final ProbeHelper probeHelper = new ProbeHelper(this);
     private PeerAddress joinTarget;
-    private boolean electionOpen;
     private Cancellable tickTimer = Cancellable.NONE;
     private Cancellable phaseTimer = Cancellable.NONE;
     private Cancellable deadlineTimer = Cancellable.NONE;
-
-    private final CompletableFuture<Boolean> firstRound = new CompletableFuture<>();
-    // Read from any thread.
-    private volatile Leadership published;
-    private volatile LeaderInfo publishedLeader;
-    private volatile NodeState publishedState = NodeState.FOLLOWER;
-    private volatile String publishedProblem;
 
     QuorumNode(String group, PeerAddress self, MemberCard card, QuorumConfig config,
             Transport<QuorumMessage> transport, DurableState durable, Clock clock, Scheduler scheduler,
@@ -153,7 +139,7 @@ final class QuorumNode {
         this.clock = clock;
         this.scheduler = scheduler;
         this.random = random;
-        this.events = events;
+        this.output = new NodeOutput(events, clock);
         this.acceptor = new Acceptor(durable);
         this.seed = config.seeds().contains(self);
         this.ttl = config.ttlTimeout().toNanos();
@@ -219,24 +205,9 @@ final class QuorumNode {
         return phase == Phase.RECOVERING;
     }
 
-    CompletableFuture<Boolean> firstRound() {
-        return firstRound;
-    }
-
-    Leadership publishedLeadership() {
-        return published;
-    }
-
-    LeaderInfo publishedLeader() {
-        return publishedLeader;
-    }
-
-    NodeState publishedState() {
-        return publishedState;
-    }
-
-    String publishedProblem() {
-        return publishedProblem;
+    /** The events and the snapshot other threads read. */
+    NodeOutput output() {
+        return output;
     }
 
     MemberCard card() {
@@ -344,11 +315,15 @@ final class QuorumNode {
         } else if (message instanceof LeaderResign m) {
             onLeaderResign(from, m);
         } else if (message instanceof ProbeRequest m) {
-            onProbeRequest(from, m);
+            if (phase == Phase.FOLLOWING && from.equals(current) && m.version() == leaderVersion) {
+                probeHelper.onRequest(from, m);
+            }
         } else if (message instanceof Probe m) {
             send(from, new ProbeAck(m.probeId()));
         } else if (message instanceof ProbeAck m) {
-            onProbeAck(from, m);
+            if (!probeHelper.onAck(from, m) && duties != null) {
+                duties.onProbeResult(from, m.probeId(), true);
+            }
         } else if (message instanceof ProbeReport m) {
             if (duties != null && m.version() == duties.version()) {
                 duties.onProbeResult(m.target(), m.probeId(), m.reachable());
@@ -429,10 +404,7 @@ final class QuorumNode {
             election = null;
         }
         current = null;
-        publishedLeader = null;
-        publishedState = NodeState.STOPPED;
-        publishedProblem = null;
-        firstRound.completeExceptionally(new IllegalStateException("the election of group " + group + " was closed"));
+        output.closed(group);
         handedOver.whenComplete((ignored, error) -> closed.complete(null));
     }
 
@@ -491,20 +463,7 @@ final class QuorumNode {
     private void beginRecovery() {
         recovery = new Recovery(this, random.nextLong());
         enterPhase(Phase.RECOVERING);
-        recoveryRound();
-    }
-
-    private void recoveryRound() {
-        if (phase != Phase.RECOVERING) {
-            return;
-        }
-        recovery.round();
-        long e = epoch;
-        phaseTimer = scheduler.schedule(config.retryInterval(), () -> {
-            if (epoch == e) {
-                recoveryRound();
-            }
-        });
+        recovery.start();
     }
 
     void finishRecovery(long barrier) {
@@ -784,30 +743,6 @@ final class QuorumNode {
         }
     }
 
-    private void onProbeRequest(PeerAddress from, ProbeRequest request) {
-        if (phase != Phase.FOLLOWING || !from.equals(current) || request.version() != leaderVersion) {
-            return;
-        }
-        helperProbes.put(request.probeId(), new HelperProbe(from, request.version(), request.target()));
-        send(request.target(), new Probe(request.probeId()));
-        scheduler.schedule(config.probeTimeout().dividedBy(2), () -> {
-            HelperProbe pending = helperProbes.remove(request.probeId());
-            if (pending != null && phase != Phase.CLOSED) {
-                send(pending.leader(), new ProbeReport(pending.version(), pending.target(), request.probeId(), false));
-            }
-        });
-    }
-
-    private void onProbeAck(PeerAddress from, ProbeAck ack) {
-        HelperProbe pending = helperProbes.get(ack.probeId());
-        if (pending != null && pending.target().equals(from)) {
-            helperProbes.remove(ack.probeId());
-            send(pending.leader(), new ProbeReport(pending.version(), from, ack.probeId(), true));
-        } else if (duties != null) {
-            duties.onProbeResult(from, ack.probeId(), true);
-        }
-    }
-
     // ================================================================ leading
 
     private void onKeepAlive(PeerAddress from, LeaderKeepAlive keepAlive) {
@@ -857,17 +792,10 @@ final class QuorumNode {
 
     private void becomeLeader(long deadline) {
         enterPhase(Phase.LEADING);
-        leadership = new Leadership(group, selfId, leaderVersion, deadline, clock, this::holdsTerm);
-        published = leadership;
-        publishedState = NodeState.LEADER;
-        events.emit(new ElectionEvent.LeadershipAcquired(clock.instant(), leadership));
+        leadership = new Leadership(group, selfId, leaderVersion, deadline, clock, output::holds);
+        output.acquired(leadership);
         closeRound(true);
         armDeadline();
-    }
-
-    private boolean holdsTerm(long term) {
-        Leadership held = published;
-        return held != null && held.term() == term;
     }
 
     private void armDeadline() {
@@ -908,15 +836,12 @@ final class QuorumNode {
         boolean wasValid = phase == Phase.LEADING;
         enterPhase(Phase.SEEKING);
         leadership = null;
-        published = null;
         duties = null;
         deadlineTimer.cancel();
         resignedVersion = term;
+        output.lost(term, reason, wasValid);
         setCurrent(null);
         openRound();
-        if (wasValid) {
-            events.emit(new ElectionEvent.LeadershipLost(clock.instant(), term, reason));
-        }
         return term;
     }
 
@@ -930,16 +855,13 @@ final class QuorumNode {
         boolean wasValid = phase == Phase.LEADING;
         long term = leaderVersion;
         leadership = null;
-        published = null;
         duties = null;
         deadlineTimer.cancel();
         resignedVersion = term;
         enterPhase(Phase.SEEKING);
+        CompletableFuture<Void> delivered = output.lost(term, LossReason.RELEASED, wasValid);
         setCurrent(null);
         openRound();
-        CompletableFuture<Void> delivered = wasValid
-                ? events.emit(new ElectionEvent.LeadershipLost(clock.instant(), term, LossReason.RELEASED))
-                : CompletableFuture.completedFuture(null);
         CompletableFuture<Void> sent = new CompletableFuture<>();
         AtomicBoolean once = new AtomicBoolean();
         Runnable sendResignation = () -> {
@@ -1113,8 +1035,8 @@ final class QuorumNode {
         }
         openRound();
         election = new Proposer(this, resigned);
-        publishedState = NodeState.CANDIDATE;
         election.start();
+        publish();
     }
 
     void electionEnded(Proposer ended) {
@@ -1277,53 +1199,44 @@ final class QuorumNode {
             return;
         }
         current = who;
-        LeaderInfo info = who == null ? null : new LeaderInfo(who.format(), leaderVersion);
-        publishedLeader = info;
         if (who != null) {
             echo = who.equals(self) ? echo : NO_STAMP;
             recognising = false;
         }
-        events.emit(new ElectionEvent.LeaderChanged(clock.instant(), Optional.ofNullable(info)));
+        output.leaderChanged(who == null ? null : new LeaderInfo(who.format(), leaderVersion));
     }
 
     private void openRound() {
-        if (!electionOpen) {
-            electionOpen = true;
-            events.emit(new ElectionEvent.ElectionStarted(clock.instant()));
-        }
+        output.roundStarted();
     }
 
     private void closeRound(boolean leading) {
-        if (electionOpen) {
-            electionOpen = false;
-            events.emit(new ElectionEvent.ElectionCompleted(clock.instant(), leading,
-                    Optional.ofNullable(publishedLeader)));
-        }
-        firstRound.complete(leading);
+        output.roundCompleted(leading);
     }
+
+    // Member events are the leader's (seed 000: slave-registered and slave-removed are emitted on the master only).
 
     void memberJoined(MemberEntry entry) {
         if (phase == Phase.LEADING) {
-            events.emit(new ElectionEvent.MemberJoined(clock.instant(), QuorumMembership.nodeInfo(entry, self)));
+            output.memberJoined(QuorumMembership.nodeInfo(entry, self));
         }
     }
 
     void memberStateChanged(MemberEntry entry, MemberState from, MemberState to) {
         if (phase == Phase.LEADING) {
-            events.emit(new ElectionEvent.MemberStateChanged(clock.instant(), QuorumMembership.nodeInfo(entry, self),
-                    from, to));
+            output.memberStateChanged(QuorumMembership.nodeInfo(entry, self), from, to);
         }
     }
 
     void memberRemoved(PeerAddress address) {
         if (phase == Phase.LEADING) {
-            events.emit(new ElectionEvent.MemberRemoved(clock.instant(), address.format()));
+            output.memberRemoved(address.format());
         }
     }
 
     private void reportError(String message, Throwable cause) {
         log.warn("[{} {}] {}", group, self, message);
-        events.emit(new ElectionEvent.ElectionError(clock.instant(), message, cause));
+        output.error(message, cause);
     }
 
     /** Refreshes what other threads read. */
@@ -1331,12 +1244,11 @@ final class QuorumNode {
         if (phase == Phase.CLOSED) {
             return;
         }
-        publishedState = switch (phase) {
+        output.snapshot(switch (phase) {
             case LEADING -> NodeState.LEADER;
             case LEADER_ELECT -> NodeState.CANDIDATE;
             default -> election != null ? NodeState.CANDIDATE : NodeState.FOLLOWER;
-        };
-        publishedProblem = problem();
+        }, problem());
     }
 
     private String problem() {

@@ -43,8 +43,17 @@ final class Recovery {
         return node.config().majority() - 1;
     }
 
+    /** Runs rounds every retryInterval until the node has recovered (or stopped recovering). */
+    void start() {
+        if (node.phase() != QuorumNode.Phase.RECOVERING) {
+            return;
+        }
+        round();
+        node.scheduler().schedule(node.config().retryInterval(), this::start);
+    }
+
     /** One round: ask everyone known, or (once the barrier is chosen) tell those that have not confirmed it. */
-    void round() {
+    private void round() {
         Set<PeerAddress> targets = new TreeSet<>(known);
         targets.addAll(node.electionTargets());
         targets.remove(node.self());
