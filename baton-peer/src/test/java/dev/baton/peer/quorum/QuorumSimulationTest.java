@@ -24,11 +24,11 @@ import org.junit.jupiter.api.Test;
  * exactly one leader, followed by every node, with every node active in its table (liveness).
  *
  * <p>A failing schedule names its seed; {@code -Dquorum.seed=N} replays just that one, {@code -Dquorum.schedules=N}
- * runs more (default 10,000), {@code -Dquorum.firstSeed=N} starts elsewhere.
+ * runs more or fewer (default 25,000), {@code -Dquorum.firstSeed=N} starts elsewhere.
  */
 class QuorumSimulationTest {
 
-    private static final int SCHEDULES = Integer.getInteger("quorum.schedules", 10_000);
+    private static final int SCHEDULES = Integer.getInteger("quorum.schedules", 25_000);
     private static final long FIRST_SEED = Long.getLong("quorum.firstSeed", 1L);
     private static final Duration STEP = Duration.ofMillis(10);
 
