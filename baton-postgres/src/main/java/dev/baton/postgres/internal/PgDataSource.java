@@ -28,12 +28,15 @@ public final class PgDataSource implements DataSource {
 
     private final String url;
     private final Properties properties;
+    /** The longest one connection attempt can take: the TCP connect plus the login's reads. */
+    private final int attemptSeconds;
     private final Set<Connection> opened = ConcurrentHashMap.newKeySet();
     private boolean closed;
 
-    private PgDataSource(String url, Properties properties) {
+    private PgDataSource(String url, Properties properties, int attemptSeconds) {
         this.url = url;
         this.properties = properties;
+        this.attemptSeconds = attemptSeconds;
     }
 
     /**
@@ -45,11 +48,14 @@ public final class PgDataSource implements DataSource {
     public static PgDataSource of(PgTarget target, Duration connectTimeout, Duration statementTimeout,
             String applicationName) {
         Properties props = target.driverProperties();
-        props.setProperty("connectTimeout", Long.toString(seconds(connectTimeout)));
-        props.setProperty("socketTimeout", Long.toString(seconds(statementTimeout.plus(PgFailures.networkSlack()))));
+        long connectSeconds = seconds(connectTimeout);
+        long socketSeconds = seconds(statementTimeout.plus(PgFailures.networkSlack()));
+        props.setProperty("connectTimeout", Long.toString(connectSeconds));
+        props.setProperty("socketTimeout", Long.toString(socketSeconds));
         props.setProperty("tcpKeepAlive", "true");
         props.setProperty("ApplicationName", applicationName);
-        return new PgDataSource(target.jdbcUrl(), props);
+        int attemptSeconds = (int) Math.min(Integer.MAX_VALUE, connectSeconds + socketSeconds);
+        return new PgDataSource(target.jdbcUrl(), props, attemptSeconds);
     }
 
     private static long seconds(Duration duration) {
@@ -125,9 +131,13 @@ public final class PgDataSource implements DataSource {
         // See the comment above.
     }
 
+    /**
+     * How long one connection attempt can take at most. HikariCP waits this long for a connection being added when
+     * the pool shuts down; answering 0 made every close log "Timed-out waiting for add connection executor".
+     */
     @Override
     public int getLoginTimeout() {
-        return 0;
+        return attemptSeconds;
     }
 
     @Override
