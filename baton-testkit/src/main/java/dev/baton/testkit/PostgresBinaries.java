@@ -7,16 +7,13 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -227,7 +224,7 @@ final class PostgresBinaries {
             if (Files.exists(target) && !hasServerPrograms(target.resolve("bin"))) {
                 Path stale = Files.createTempDirectory(tmp, target.getFileName() + ".stale-");
                 Files.move(target, stale.resolve("old"), StandardCopyOption.ATOMIC_MOVE);
-                deleteRecursively(stale);
+                ServerProcesses.deleteRecursively(stale);
             }
             try {
                 Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
@@ -237,7 +234,7 @@ final class PostgresBinaries {
                 }
             }
         } finally {
-            deleteRecursively(partial);
+            ServerProcesses.deleteRecursively(partial);
         }
     }
 
@@ -275,21 +272,6 @@ final class PostgresBinaries {
             return HexFormat.of().formatHex(digest, 0, 8);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-        }
-    }
-
-    static void deleteRecursively(Path root) {
-        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            List<Path> all = new ArrayList<>(paths.toList());
-            all.sort(Comparator.reverseOrder());
-            for (Path path : all) {
-                Files.deleteIfExists(path);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete " + root, e);
         }
     }
 }

@@ -123,7 +123,7 @@ final class PostgresCluster {
 
     /** Deletes the directory with everything in it; the server must not run. */
     void delete() {
-        PostgresBinaries.deleteRecursively(dir);
+        ServerProcesses.deleteRecursively(dir);
     }
 
     private Path dataDir() {

@@ -2,8 +2,6 @@ package dev.baton.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +13,6 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A private PostgreSQL server for tests: its own free loopback port, its own temporary directory (data, socket, log),
@@ -155,7 +152,7 @@ public final class PostgresServer implements AutoCloseable {
         }
         resume();
         PostgresProcesses.signal("INT", List.of(postmasterPid));
-        if (!awaitExit(process)) {
+        if (!ServerProcesses.awaitExit(process, EXIT_TIMEOUT)) {
             kill();
         }
     }
@@ -173,7 +170,7 @@ public final class PostgresServer implements AutoCloseable {
         paused = false;
         // A backend that outlived its postmaster would keep the shared memory attached, and the next postmaster
         // would refuse to start; so wait for every one of them.
-        if (!awaitExit(process) || !PostgresProcesses.awaitGone(tree, EXIT_TIMEOUT)) {
+        if (!ServerProcesses.awaitExit(process, EXIT_TIMEOUT) || !PostgresProcesses.awaitGone(tree, EXIT_TIMEOUT)) {
             throw new IllegalStateException("postgres processes " + tree + " did not all die after SIGKILL");
         }
     }
@@ -244,7 +241,7 @@ public final class PostgresServer implements AutoCloseable {
     private void launch(boolean samePort) {
         IllegalStateException failure = null;
         for (int attempt = 1; attempt <= LAUNCH_ATTEMPTS; attempt++) {
-            int candidate = samePort || port != 0 ? port : freePort();
+            int candidate = samePort || port != 0 ? port : ServerProcesses.freePort(HOST);
             try {
                 process = spawn(candidate);
                 postmasterPid = awaitReady(process, candidate);
@@ -257,7 +254,7 @@ public final class PostgresServer implements AutoCloseable {
                     break;
                 }
                 if (samePort || port != 0) {
-                    pauseBeforeRetry(); // a fixed port may still be held briefly by a process that just exited
+                    ServerProcesses.pauseBeforeRetry(RETRY_PAUSE_MILLIS, "postgres"); // a fixed port may still be held briefly by a process that just exited
                 }
             }
         }
@@ -293,10 +290,10 @@ public final class PostgresServer implements AutoCloseable {
                     || candidate.children().anyMatch(child -> child.pid() == ready.getAsLong()))) {
                 return ready.getAsLong();
             }
-            waitQuietly(candidate, POLL_MILLIS);
+            ServerProcesses.waitQuietly(candidate, POLL_MILLIS, "postgres");
         }
         PostgresProcesses.signal("KILL", PostgresProcesses.tree(candidate.pid()));
-        awaitExit(candidate);
+        ServerProcesses.awaitExit(candidate, EXIT_TIMEOUT);
         throw new IllegalStateException("postgres did not accept connections on port " + candidatePort + " within "
                 + READY_TIMEOUT.toSeconds() + " s; log tail:\n" + cluster.logTail());
     }
@@ -307,45 +304,9 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
-    private static boolean awaitExit(Process p) {
-        try {
-            return p.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return !p.isAlive();
-        }
-    }
-
-    /** Waits up to {@code millis} for the process to exit: a bounded pause that ends early if it dies. */
-    private static void waitQuietly(Process p, long millis) {
-        try {
-            p.waitFor(millis, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for postgres", e);
-        }
-    }
-
     /** "could not bind IPv4 address "127.0.0.1": Address already in use". */
     private static boolean isPortConflict(IllegalStateException e) {
         return e.getMessage() != null && e.getMessage().contains("Address already in use");
-    }
-
-    private static void pauseBeforeRetry() {
-        try {
-            TimeUnit.MILLISECONDS.sleep(RETRY_PAUSE_MILLIS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while starting postgres", e);
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot find a free loopback port", e);
-        }
     }
 
     /** Everything but RFC 3986's unreserved characters, so any password fits the URI's user-info. */

@@ -2,19 +2,14 @@ package dev.baton.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A private {@code redis-server} process for tests: its own free loopback port, its own temporary directory, no
@@ -117,7 +112,7 @@ public final class RedisServer implements AutoCloseable {
         }
         resume();
         process.destroy();
-        if (!awaitExit(process)) {
+        if (!ServerProcesses.awaitExit(process, EXIT_TIMEOUT)) {
             kill();
         }
     }
@@ -129,7 +124,7 @@ public final class RedisServer implements AutoCloseable {
         }
         Signals.send(process.pid(), "KILL");
         paused = false;
-        if (!awaitExit(process)) {
+        if (!ServerProcesses.awaitExit(process, EXIT_TIMEOUT)) {
             throw new IllegalStateException("redis-server " + process.pid() + " did not die after SIGKILL");
         }
     }
@@ -175,7 +170,7 @@ public final class RedisServer implements AutoCloseable {
             stop();
         } finally {
             LIVE.remove(this);
-            deleteRecursively(dir);
+            ServerProcesses.deleteRecursively(dir);
         }
     }
 
@@ -192,7 +187,7 @@ public final class RedisServer implements AutoCloseable {
     private void launch(boolean samePort) {
         IllegalStateException failure = null;
         for (int attempt = 1; attempt <= LAUNCH_ATTEMPTS; attempt++) {
-            int candidate = samePort || port != 0 ? port : freePort();
+            int candidate = samePort || port != 0 ? port : ServerProcesses.freePort(HOST);
             try {
                 process = spawn(candidate);
                 awaitReady(process, candidate);
@@ -205,7 +200,7 @@ public final class RedisServer implements AutoCloseable {
                     break;
                 }
                 if (samePort || port != 0) {
-                    pauseBeforeRetry(); // a fixed port may still be held briefly by a process that just exited
+                    ServerProcesses.pauseBeforeRetry(RETRY_PAUSE_MILLIS, "redis-server"); // a fixed port may still be held briefly by a process that just exited
                 }
             }
         }
@@ -252,10 +247,10 @@ public final class RedisServer implements AutoCloseable {
                     && RespProbe.ping(HOST, candidatePort, PING_TIMEOUT)) {
                 return;
             }
-            waitQuietly(candidate, POLL_MILLIS);
+            ServerProcesses.waitQuietly(candidate, POLL_MILLIS, "redis-server");
         }
         candidate.destroyForcibly();
-        awaitExit(candidate);
+        ServerProcesses.awaitExit(candidate, EXIT_TIMEOUT);
         throw new IllegalStateException("redis-server did not answer on port " + candidatePort + " within "
                 + READY_TIMEOUT.toSeconds() + " s; log tail:\n" + logTail());
     }
@@ -282,62 +277,13 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private static boolean awaitExit(Process p) {
-        try {
-            return p.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return !p.isAlive();
-        }
-    }
-
-    /** Waits up to {@code millis} for the process to exit: a bounded pause that ends early if it dies. */
-    private static void waitQuietly(Process p, long millis) {
-        try {
-            p.waitFor(millis, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while waiting for redis-server", e);
-        }
-    }
-
     /** Redis 6 logs "Address already in use", Redis 7 "bind: Address in use". */
     private static boolean isPortConflict(IllegalStateException e) {
         return e.getMessage() != null && e.getMessage().contains("in use");
     }
 
-    private static void pauseBeforeRetry() {
-        try {
-            TimeUnit.MILLISECONDS.sleep(RETRY_PAUSE_MILLIS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while starting redis-server", e);
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot find a free loopback port", e);
-        }
-    }
-
     private static String quote(String value) {
         return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
-
-    private static void deleteRecursively(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(root)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete " + root, e);
-        }
     }
 
     private static void closeAllLive() {
