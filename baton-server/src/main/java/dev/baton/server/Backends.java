@@ -8,23 +8,48 @@ import dev.baton.redis.RedisStore;
 import java.util.Locale;
 
 /**
- * Turns a {@code --backend} value into a connected {@link CoordinationStore}. The one place that knows which backends
- * the CLI offers, so adding a backend touches this file and the docs only.
+ * Turns a {@code --backend} value into what a node runs on: the one place that knows which backends the CLI offers.
+ * {@link #open(String, BackendSpec)} opens a {@link NodeBackend} (a store backend, or the serverless {@code peer});
+ * {@link #openStore(String)} connects a plain {@link CoordinationStore} for the store forms.
  */
 final class Backends {
 
+    /** The value that selects the serverless quorum backend. */
+    static final String PEER = "peer";
+
     /** The accepted forms, for help texts and error messages. */
-    static final String FORMS = "memory, redis://HOST:PORT[/DB] or postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME]";
+    static final String FORMS = "memory, redis://HOST:PORT[/DB], "
+            + "postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME] or peer";
 
     private Backends() {
     }
 
+    /** Whether {@code spec} names the serverless {@code peer} backend rather than a store. */
+    static boolean isPeer(String spec) {
+        return spec != null && spec.strip().equalsIgnoreCase(PEER);
+    }
+
     /**
-     * Opens the store named by {@code spec}.
+     * Opens the backend a node of {@code group} runs on.
      *
-     * @throws CliError (usage) if the form is unknown or the backend cannot be reached
+     * @throws CliError (usage) if the backend cannot be reached or set up
      */
-    static CoordinationStore open(String spec) {
+    static NodeBackend open(String group, BackendSpec spec) {
+        if (spec instanceof BackendSpec.Store store) {
+            return new StoreBackend(group, openStore(store.uri()), store.config());
+        }
+        if (spec instanceof BackendSpec.Peer peer) {
+            return PeerBackend.open(group, peer);
+        }
+        throw new IllegalArgumentException("unknown backend " + spec);
+    }
+
+    /**
+     * Connects the store named by {@code spec}.
+     *
+     * @throws CliError (usage) if the form is unknown or the store cannot be reached
+     */
+    static CoordinationStore openStore(String spec) {
         String value = spec == null ? "" : spec.strip();
         String lower = value.toLowerCase(Locale.ROOT);
         if (lower.equals("memory")) {
@@ -43,6 +68,9 @@ final class Backends {
             } catch (StoreException | IllegalArgumentException e) {
                 throw CliError.usage("--backend: " + e.getMessage(), e);
             }
+        }
+        if (lower.equals(PEER)) {
+            throw CliError.usage("--backend peer has no store; this needs one of memory, redis:// or postgresql://");
         }
         throw CliError.usage("unsupported backend '" + redact(value) + "' (expected " + FORMS + ")");
     }

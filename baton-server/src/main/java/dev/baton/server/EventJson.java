@@ -1,9 +1,11 @@
 package dev.baton.server;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.LeaderInfo;
+import dev.baton.peer.quorum.QuorumConfig;
 import dev.baton.server.http.LeaderGate;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -77,9 +79,27 @@ final class EventJson {
         line.put("group", settings.group());
         line.put("backend", backend);
         line.put("profile", settings.profile());
-        line.put("leaseTtlMs", settings.config().leaseTtl().toMillis());
-        line.put("renewIntervalMs", settings.config().renewInterval().toMillis());
-        line.put("checkIntervalMs", settings.config().checkInterval().toMillis());
+        if (settings.backend() instanceof BackendSpec.Store store) {
+            line.put("leaseTtlMs", store.config().leaseTtl().toMillis());
+            line.put("renewIntervalMs", store.config().renewInterval().toMillis());
+            line.put("checkIntervalMs", store.config().checkInterval().toMillis());
+        } else if (settings.backend() instanceof BackendSpec.Peer peer) {
+            QuorumConfig config = peer.config();
+            line.put("listen", peer.listen().format());
+            ArrayNode seeds = line.putArray("seeds");
+            config.seeds().forEach(seed -> seeds.add(seed.format()));
+            line.put("clusterSize", config.clusterSize());
+            line.put("heartbeatIntervalMs", config.heartbeatInterval().toMillis());
+            line.put("heartbeatTimeoutMs", config.heartbeatTimeout().toMillis());
+            line.put("ttlTimeoutMs", config.ttlTimeout().toMillis());
+            line.put("retryIntervalMs", config.retryInterval().toMillis());
+            line.put("sharedSecret", peer.secret().isPresent());
+            if (peer.dataDir().isPresent()) {
+                line.put("dataDir", peer.dataDir().get().toString());
+            } else {
+                line.putNull("dataDir");
+            }
+        }
         settings.fencedWrites().ifPresent(interval -> line.put("fencedWritesMs", interval.toMillis()));
         settings.http().ifPresent(http -> {
             line.put("apiUrl", http.advertiseUrl());

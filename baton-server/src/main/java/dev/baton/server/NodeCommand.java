@@ -1,7 +1,6 @@
 package dev.baton.server;
 
 import dev.baton.core.ElectionConfig;
-import dev.baton.core.store.CoordinationStore;
 import dev.baton.server.http.LeaderGate;
 import dev.baton.server.internal.api.NodeApi;
 import java.io.IOException;
@@ -15,17 +14,23 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * {@code baton node}: runs one election node until SIGTERM or SIGINT and prints every event as a JSON line on stdout.
- * This class only turns flags into {@link NodeSettings} and reports what is wrong with them; {@link RunningNode} does
- * the running.
+ * This class only turns flags into {@link NodeSettings} and reports what is wrong with them; {@link Backends} opens the
+ * backend and {@link RunningNode} does the running.
+ *
+ * <p>Flags belong to a kind of backend: the lease timings, {@code --node-id} and {@code --fenced-writes} to the store
+ * backends, {@link PeerFlags} to {@code --backend peer}. A flag given to the other kind is a usage error rather than
+ * silently ignored.
  */
 @Command(
         name = "node",
@@ -39,14 +44,17 @@ import picocli.CommandLine.Option;
 final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--backend", required = true, paramLabel = "URI",
-            description = "Where the group's lease lives: " + Backends.FORMS + ".")
+            description = "Where the group's lease lives: " + Backends.FORMS + " (no server: the nodes elect among "
+                    + "themselves; needs --listen, --seeds and --cluster-size).")
     String backend;
 
     @Option(names = "--group", required = true, paramLabel = "NAME",
-            description = "The group to elect a leader for, e.g. orders-scheduler.")
+            description = "The group to elect a leader for, e.g. orders-scheduler (on peer: the cluster's name).")
     String group;
 
-    @Option(names = "--node-id", paramLabel = "ID", description = "This node's id in the group (default: a random UUID).")
+    @Option(names = "--node-id", paramLabel = "ID",
+            description = "This node's id in the group (default: a random UUID; on peer the id is the --listen "
+                    + "address).")
     String nodeId;
 
     @Option(names = "--identifier", paramLabel = "NAME", defaultValue = "baton",
@@ -54,7 +62,8 @@ final class NodeCommand implements Callable<Integer> {
     String identifier;
 
     @Option(names = "--profile", paramLabel = "NAME", defaultValue = "default",
-            description = "Timing preset: default (lease TTL 30s, renew 10s, check 5s) or fast (3s, 1s, 500ms).")
+            description = "Timing preset: default (lease TTL 30s, renew 10s, check 5s; peer: heartbeat 1s, timeout 5s, "
+                    + "TTL 10s) or fast (3s, 1s, 500ms; peer: 100ms, 500ms, 1s).")
     String profile;
 
     @Option(names = "--lease-ttl", paramLabel = "DUR", converter = DurationConverter.class,
@@ -71,8 +80,11 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--fenced-writes", paramLabel = "DUR", converter = DurationConverter.class,
             description = "While leading, write (term, node, sequence) to the fenced register every DUR and print "
-                    + "a fenced-write line with the store's verdict.")
+                    + "a fenced-write line with the store's verdict (store backends).")
     Duration fencedWrites;
+
+    @Mixin
+    PeerFlags peer = new PeerFlags();
 
     @Option(names = "--http", paramLabel = "HOST:PORT",
             description = "Serve the HTTP API (cluster status, leader, health, events, work items, metrics, "
@@ -97,8 +109,8 @@ final class NodeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         NodeSettings settings = settings();
-        CoordinationStore store = Backends.open(settings.backend());
-        RunningNode.runUntilSignalled(settings, store, System.out);
+        NodeBackend opened = Backends.open(settings.group(), settings.backend());
+        RunningNode.runUntilSignalled(settings, opened, System.out);
         return BatonCli.EXIT_OK; // not reached: the node ends when a signal's shutdown hook has cleaned up
     }
 
@@ -106,13 +118,43 @@ final class NodeCommand implements Callable<Integer> {
     NodeSettings settings() {
         requireText("--group", group);
         requireText("--identifier", identifier);
-        String id = nodeId != null ? nodeId : UUID.randomUUID().toString();
-        requireText("--node-id", id);
         if (fencedWrites != null && fencedWrites.isZero()) {
             throw CliError.usage("--fenced-writes must be positive, was " + fencedWrites);
         }
-        return new NodeSettings(backend, group.strip(), id.strip(), identifier.strip(), profile, config(),
-                Optional.ofNullable(fencedWrites), httpSettings());
+        if (Backends.isPeer(backend)) {
+            return peerSettings();
+        }
+        List<String> peerFlags = peer.given();
+        if (!peerFlags.isEmpty()) {
+            throw CliError.usage(String.join(", ", peerFlags) + (peerFlags.size() == 1 ? " applies" : " apply")
+                    + " to --backend peer only, not to " + Backends.redact(backend.strip()));
+        }
+        String id = nodeId != null ? nodeId : UUID.randomUUID().toString();
+        requireText("--node-id", id);
+        return new NodeSettings(group.strip(), id.strip(), identifier.strip(), profile,
+                new BackendSpec.Store(backend, config()), Optional.ofNullable(fencedWrites), httpSettings());
+    }
+
+    /** {@code --backend peer}: the store-only flags are refused, the node id is the listen address. */
+    private NodeSettings peerSettings() {
+        if (fencedWrites != null) {
+            throw CliError.usage("--fenced-writes needs a store that fences writes (memory, redis:// or "
+                    + "postgresql://); --backend peer has none");
+        }
+        if (nodeId != null) {
+            throw CliError.usage("--node-id does not apply to --backend peer: a peer node's id is its --listen "
+                    + "address");
+        }
+        for (String flag : new String[] {leaseTtl != null ? "--lease-ttl" : null,
+            renewInterval != null ? "--renew-interval" : null, checkInterval != null ? "--check-interval" : null}) {
+            if (flag != null) {
+                throw CliError.usage(flag + " applies to store backends (memory, redis://, postgresql://); on "
+                        + "--backend peer the timings come from --profile");
+            }
+        }
+        BackendSpec.Peer spec = peer.spec(profile);
+        return new NodeSettings(group.strip(), spec.listen().format(), identifier.strip(), profile, spec,
+                Optional.empty(), httpSettings());
     }
 
     private Optional<NodeApi.Settings> httpSettings() {

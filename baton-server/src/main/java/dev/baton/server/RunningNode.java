@@ -1,11 +1,9 @@
 package dev.baton.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.core.Baton;
 import dev.baton.core.Election;
 import dev.baton.core.ElectionMetrics;
 import dev.baton.core.NodeInfo;
-import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
 import dev.baton.server.internal.api.NodeApi;
 import dev.baton.server.metrics.MicrometerElectionMetrics;
@@ -25,23 +23,26 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One running {@code baton node}: an election on a store, its events printed as JSON lines, the optional fenced-write
- * loop, the optional HTTP API with its metrics, and the shutdown that a signal triggers.
+ * One running {@code baton node}: an election on its {@link NodeBackend} (a store, or the serverless peer protocol),
+ * its events printed as JSON lines, the optional fenced-write loop (store backends), the optional HTTP API with its
+ * metrics, and the shutdown that a signal triggers.
  *
- * <p>Start order: the HTTP API binds its port before the election starts, so a port that is taken ends the node with a
- * usage error before it ever contends. Shutdown order matters and is the reason this class exists: on SIGTERM or
- * SIGINT the HTTP API stops first (requests in flight finish, no new write is accepted), then the fenced-write loop
- * stops (no write after the release), then the election closes (a leader prints {@code leadership-lost} with reason
- * {@code RELEASED} and releases its lease so a successor takes over at once), then every queued event line is
- * printed, then the store closes. The JVM would report a signal death (exit 143 or 130) even after a clean shutdown;
- * a node that released cleanly has done what was asked, so the hook ends the process with status 0 itself.
+ * <p>Start order: the backend's own port (peer) binds when the election is built and the HTTP API binds its port
+ * before the election starts, so a port that is taken ends the node with a usage error before it ever contends.
+ * Shutdown order matters and is the reason this class exists: on SIGTERM or SIGINT the HTTP API stops first (requests
+ * in flight finish, no new write is accepted), then the fenced-write loop stops (no write after the release), then
+ * the election closes (a leader prints {@code leadership-lost} with reason {@code RELEASED} and releases its lease, or
+ * on peer hands over to a successor, so another node takes over at once), then every queued event line is printed,
+ * then the backend closes (the store connection, or the peer transport). The JVM would report a signal death (exit
+ * 143 or 130) even after a clean shutdown; a node that released cleanly has done what was asked, so the hook ends the
+ * process with status 0 itself.
  */
 final class RunningNode {
 
     private static final Logger log = LoggerFactory.getLogger(RunningNode.class);
 
     private final NodeSettings settings;
-    private final CoordinationStore store;
+    private final NodeBackend backend;
     private final Clock clock = Clock.system();
     private final EventJson json;
     private final JsonLines lines;
@@ -51,9 +52,9 @@ final class RunningNode {
     private final NodeApi api;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
-    private RunningNode(NodeSettings settings, CoordinationStore store, PrintStream out) {
+    private RunningNode(NodeSettings settings, NodeBackend backend, PrintStream out) {
         this.settings = settings;
-        this.store = store;
+        this.backend = backend;
         this.json = new EventJson(settings.nodeId());
         this.lines = new JsonLines(new ObjectMapper(), out);
         this.printer = Executors.newSingleThreadExecutor(runnable -> {
@@ -72,32 +73,26 @@ final class RunningNode {
             new ProcessorMetrics().bindTo(registry);
             new UptimeMetrics().bindTo(registry);
             metrics = new MicrometerElectionMetrics(registry, Tags.of("group", settings.group()), clock);
+            backend.bindMetrics(registry, Tags.of("group", settings.group()));
         }
-        this.election = Baton.election(store)
-                .group(settings.group())
-                .node(self)
-                .config(settings.config())
-                .clock(clock)
-                .metrics(metrics != null ? metrics : ElectionMetrics.NONE)
-                .build();
-        this.api = settings.http().isEmpty() ? null : NodeApi.create(settings.http().get(), election, store, registry,
-                metrics, settings.config().storeTimeout(), clock);
+        this.election = backend.election(self, metrics != null ? metrics : ElectionMetrics.NONE, clock);
+        this.api = settings.http().isEmpty() ? null : NodeApi.create(settings.http().get(), election, backend.store(),
+                backend.describe(), registry, metrics, backend.callTimeout(), clock);
         this.fencedWriter = settings.fencedWrites()
-                .map(interval -> new FencedWriter(election, interval, settings.config().storeTimeout(), clock, json,
-                        lines))
+                .map(interval -> new FencedWriter(election, interval, backend.callTimeout(), clock, json, lines))
                 .orElse(null);
     }
 
     /**
-     * Runs a node on {@code store} (which it takes over and closes) and returns only if the calling thread is
+     * Runs a node on {@code backend} (which it takes over and closes) and returns only if the calling thread is
      * interrupted; normally the process ends from the shutdown hook, with status 0.
      */
-    static void runUntilSignalled(NodeSettings settings, CoordinationStore store, PrintStream out) {
+    static void runUntilSignalled(NodeSettings settings, NodeBackend backend, PrintStream out) {
         RunningNode node;
         try {
-            node = new RunningNode(settings, store, out);
+            node = new RunningNode(settings, backend, out);
         } catch (RuntimeException e) {
-            store.close();
+            backend.close();
             throw e;
         }
         node.run();
@@ -109,14 +104,14 @@ final class RunningNode {
                 api.start();
             } catch (NodeApi.CannotListen e) {
                 election.close();
-                store.close();
+                backend.close();
                 throw CliError.usage("--http: " + e.getMessage(), e);
             }
         }
         election.addListener(event -> lines.write(json.event(event)), printer);
-        lines.write(json.nodeStarted(settings, store.describe(), ProcessHandle.current().pid(), clock.instant()));
+        lines.write(json.nodeStarted(settings, backend.describe(), ProcessHandle.current().pid(), clock.instant()));
         log.info("Node {} ({}) joining group {} on {} with {}", settings.nodeId(), settings.identifier(),
-                settings.group(), store.describe(), settings.config());
+                settings.group(), backend.describe(), settings.backend());
         Runtime.getRuntime().addShutdownHook(new Thread(this::shutdownAndHalt, "baton-node-shutdown"));
         election.start();
         if (fencedWriter != null) {
@@ -144,7 +139,7 @@ final class RunningNode {
             if (!printer.awaitTermination(2, TimeUnit.SECONDS)) {
                 log.warn("Some event lines were not printed before exit");
             }
-            store.close();
+            backend.close();
             lines.write(json.nodeStopped(clock.instant()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

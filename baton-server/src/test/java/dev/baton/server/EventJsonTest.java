@@ -13,6 +13,8 @@ import dev.baton.core.Leadership;
 import dev.baton.core.MemberState;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.time.Clock;
+import dev.baton.peer.quorum.QuorumConfig;
+import dev.baton.peer.transport.PeerAddress;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -124,8 +126,9 @@ class EventJsonTest {
 
     @Test
     void nodeStartedDescribesTheNode() {
-        NodeSettings settings = new NodeSettings("memory", "orders", "node-1", "api", "fast", ElectionConfig.fast(),
-                Optional.of(Duration.ofMillis(100)), Optional.empty());
+        NodeSettings settings = new NodeSettings("orders", "node-1", "api", "fast",
+                new BackendSpec.Store("memory", ElectionConfig.fast()), Optional.of(Duration.ofMillis(100)),
+                Optional.empty());
 
         ObjectNode line = json.nodeStarted(settings, "memory", 1234, AT);
 
@@ -136,6 +139,30 @@ class EventJsonTest {
         assertThat(line.path("leaseTtlMs").asLong()).isEqualTo(3000);
         assertThat(line.path("fencedWritesMs").asLong()).isEqualTo(100);
         assertThat(line.path("pid").asLong()).isEqualTo(1234);
+    }
+
+    @Test
+    void nodeStartedOnPeerNamesTheQuorumSettingsAndNoSecret() {
+        QuorumConfig config = QuorumConfig.fast().clusterSize(3)
+                .seeds(PeerAddress.parse("127.0.0.1:7401"), PeerAddress.parse("127.0.0.1:7402")).build();
+        NodeSettings settings = new NodeSettings("orders", "127.0.0.1:7401", "api", "fast",
+                new BackendSpec.Peer(PeerAddress.parse("127.0.0.1:7401"), config,
+                        Optional.of("0123456789abcdef-secret".getBytes(StandardCharsets.UTF_8)), Optional.empty()),
+                Optional.empty(), Optional.empty());
+
+        ObjectNode line = json.nodeStarted(settings, "peer 127.0.0.1:7401 (cluster of 3)", 1234, AT);
+
+        assertThat(line.path("backend").asText()).isEqualTo("peer 127.0.0.1:7401 (cluster of 3)");
+        assertThat(line.path("listen").asText()).isEqualTo("127.0.0.1:7401");
+        assertThat(line.path("seeds").toString()).isEqualTo("[\"127.0.0.1:7401\",\"127.0.0.1:7402\"]");
+        assertThat(line.path("clusterSize").asInt()).isEqualTo(3);
+        assertThat(line.path("heartbeatIntervalMs").asLong()).isEqualTo(100);
+        assertThat(line.path("heartbeatTimeoutMs").asLong()).isEqualTo(500);
+        assertThat(line.path("ttlTimeoutMs").asLong()).isEqualTo(1000);
+        assertThat(line.path("sharedSecret").asBoolean()).isTrue();
+        assertThat(line.path("dataDir").isNull()).isTrue();
+        assertThat(line.has("leaseTtlMs")).isFalse();
+        assertThat(line.toString()).doesNotContain("secret\"").doesNotContain("0123456789abcdef");
     }
 
     @Test

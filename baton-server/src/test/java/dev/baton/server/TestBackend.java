@@ -15,7 +15,7 @@ interface TestBackend extends AutoCloseable {
 
     /** A client of our own on the same server, to check what the nodes stored. */
     default CoordinationStore connect() {
-        return Backends.open(uri());
+        return Backends.openStore(uri());
     }
 
     @Override

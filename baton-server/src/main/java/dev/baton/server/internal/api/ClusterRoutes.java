@@ -39,14 +39,14 @@ final class ClusterRoutes {
     private static final Logger log = LoggerFactory.getLogger(ClusterRoutes.class);
 
     private final Election election;
-    private final EventLogStore storeEvents;
+    private final Optional<EventLogStore> storeEvents;
     private final LocalEventLog localEvents;
     private final LeaderGate gate;
     private final StoreCalls calls;
     private final Clock clock;
     private final NodeApi.Facts facts;
 
-    ClusterRoutes(Election election, EventLogStore storeEvents, LocalEventLog localEvents, LeaderGate gate,
+    ClusterRoutes(Election election, Optional<EventLogStore> storeEvents, LocalEventLog localEvents, LeaderGate gate,
             StoreCalls calls, Clock clock, NodeApi.Facts facts) {
         this.election = election;
         this.storeEvents = storeEvents;
@@ -169,13 +169,20 @@ final class ClusterRoutes {
         ObjectNode json = ApiJson.object();
         json.put("group", election.group());
         List<ClusterEvent> events;
-        try {
-            events = calls.await(storeEvents.recentEvents(election.group(), limit), "reading the event log");
-            json.put("source", "store");
-        } catch (ApiProblem storeDown) {
+        if (storeEvents.isEmpty()) {
             events = localEvents.recentEvents(election.group(), limit).join();
             json.put("source", "node");
-            json.put("message", storeDown.getMessage() + "; these are this node's own recent events");
+            json.put("message", "The backend (" + facts.backend() + ") has no shared event log; these are this"
+                    + " node's own recent events");
+        } else {
+            try {
+                events = calls.await(storeEvents.get().recentEvents(election.group(), limit), "reading the event log");
+                json.put("source", "store");
+            } catch (ApiProblem storeDown) {
+                events = localEvents.recentEvents(election.group(), limit).join();
+                json.put("source", "node");
+                json.put("message", storeDown.getMessage() + "; these are this node's own recent events");
+            }
         }
         ArrayNode list = json.putArray("events");
         for (ClusterEvent event : events) {

@@ -98,14 +98,31 @@ public final class NodeApi implements AutoCloseable {
     public static NodeApi create(Settings settings, Election election, CoordinationStore store,
             PrometheusMeterRegistry registry, MicrometerElectionMetrics metrics, Duration storeTimeout,
             Clock clock) {
+        return create(settings, election, Optional.of(store), store.describe(), registry, metrics, storeTimeout,
+                clock);
+    }
+
+    /**
+     * Builds the API for {@code election}; call before {@code election.start()}. Without a store (the serverless
+     * {@code peer} backend) {@code /cluster/events} answers from this node's own event log and the work items answer
+     * {@code 501 no_shared_store}, since there is nowhere to keep them that a new leader would find.
+     *
+     * @param store       the shared store, if the backend has one
+     * @param backend     the backend as {@code /cluster/status} shows it, without secrets
+     * @param registry    where {@code /metrics} reads from and HTTP request metrics go
+     * @param metrics     the election's meters, already passed to its builder; bound to the election here
+     * @param callTimeout the bound on every backend call a request makes
+     */
+    public static NodeApi create(Settings settings, Election election, Optional<CoordinationStore> store,
+            String backend, PrometheusMeterRegistry registry, MicrometerElectionMetrics metrics, Duration callTimeout,
+            Clock clock) {
         LocalEventLog localEvents = LocalEventLog.recording(election, clock);
         metrics.bindTo(election);
         LeaderGate gate = new LeaderGate(election, settings.mode());
-        StoreCalls calls = new StoreCalls(storeTimeout);
-        Facts facts = new Facts(store.describe(), settings.advertiseUrl(), BatonVersion.current(), clock.nanoTime(),
+        StoreCalls calls = new StoreCalls(callTimeout);
+        Facts facts = new Facts(backend, settings.advertiseUrl(), BatonVersion.current(), clock.nanoTime(),
                 Optional.of(metrics));
-        ClusterRoutes cluster = new ClusterRoutes(election, store, localEvents, gate, calls, clock, facts);
-        WorkItemRoutes items = new WorkItemRoutes(election, store, gate, calls);
+        ClusterRoutes cluster = new ClusterRoutes(election, store.map(s -> s), localEvents, gate, calls, clock, facts);
 
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
@@ -128,12 +145,18 @@ public final class NodeApi implements AutoCloseable {
         ApiErrors.install(app);
         settings.apiToken().map(BearerAuth::new).ifPresent(auth -> {
             app.before("/cluster/leader/release", auth);
-            app.before("/work/items/{id}", auth);
+            if (store.isPresent()) {
+                app.before("/work/items/{id}", auth);
+            }
         });
         app.before("/cluster/leader/release", LeaderOnly.handler(gate));
-        app.before("/work/items/{id}", LeaderOnly.handler(gate));
         cluster.register(app);
-        items.register(app);
+        if (store.isPresent()) {
+            app.before("/work/items/{id}", LeaderOnly.handler(gate));
+            new WorkItemRoutes(election, store.get(), gate, calls).register(app);
+        } else {
+            WorkItemRoutes.registerWithoutStore(app, backend);
+        }
         app.get("/metrics", ctx -> metrics(ctx, cluster, metrics, registry));
         return new NodeApi(settings, app);
     }

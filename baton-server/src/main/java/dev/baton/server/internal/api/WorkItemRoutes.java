@@ -15,6 +15,7 @@ import dev.baton.server.items.WorkItem;
 import dev.baton.server.items.WorkItemJson;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Map;
@@ -55,6 +56,23 @@ final class WorkItemRoutes {
         app.get("/work/items/{id}", this::get);
         app.put("/work/items/{id}", this::put);
         app.delete("/work/items/{id}", this::delete);
+    }
+
+    /**
+     * The same paths on a backend without a shared store ({@code peer}): every one answers {@code 501
+     * no_shared_store}, whoever leads, because items kept by one node would be gone after a failover.
+     */
+    static void registerWithoutStore(Javalin app, String backend) {
+        ApiProblem problem = new ApiProblem(501, "no_shared_store", "The work items live in a shared store, and this"
+                + " node's backend (" + backend + ") has none: run the nodes with --backend redis://... or"
+                + " postgresql://... to use them");
+        Handler refuse = ctx -> {
+            throw problem;
+        };
+        app.get("/work/items", refuse);
+        app.get("/work/items/{id}", refuse);
+        app.put("/work/items/{id}", refuse);
+        app.delete("/work/items/{id}", refuse);
     }
 
     private void list(Context ctx) {

@@ -1,0 +1,87 @@
+package dev.baton.server;
+
+import dev.baton.core.ElectionConfig;
+import dev.baton.peer.quorum.QuorumConfig;
+import dev.baton.peer.transport.PeerAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Which backend a {@code baton node} runs on, with that backend's own validated settings: what the flags said, before
+ * anything is opened. {@link Backends#open} turns it into a running {@link NodeBackend}.
+ *
+ * <p>A new backend adds a record here, a branch in {@link Backends#open}, its fields in
+ * {@link EventJson#nodeStarted}, and the flags that produce it in {@link NodeCommand}.
+ */
+sealed interface BackendSpec {
+
+    /** The {@code --backend} value as the node-started line and the logs may show it (never a password). */
+    String label();
+
+    /**
+     * A {@link dev.baton.core.store.CoordinationStore}: {@code memory}, {@code redis://…} or {@code postgresql://…},
+     * with the lease election's timing.
+     *
+     * @param uri    the {@code --backend} value as given; may contain a password, never print it
+     * @param config the validated lease timing
+     */
+    record Store(String uri, ElectionConfig config) implements BackendSpec {
+
+        public Store {
+            Objects.requireNonNull(uri, "uri");
+            Objects.requireNonNull(config, "config");
+        }
+
+        @Override
+        public String label() {
+            return Backends.redact(uri);
+        }
+
+        @Override
+        public String toString() {
+            return "Store[" + label() + ", " + config + "]";
+        }
+    }
+
+    /**
+     * {@code peer}: the serverless quorum protocol (seed 003) on its own TCP port, no store.
+     *
+     * @param listen  where this node listens for its peers; also its node id ({@link PeerAddress#format()})
+     * @param config  cluster size, seeds and timing
+     * @param secret  the shared secret peers authenticate with, if any; never printed
+     * @param dataDir where the node keeps its votes across restarts; empty: in memory
+     */
+    record Peer(PeerAddress listen, QuorumConfig config, Optional<byte[]> secret, Optional<Path> dataDir)
+            implements BackendSpec {
+
+        public Peer {
+            Objects.requireNonNull(listen, "listen");
+            Objects.requireNonNull(config, "config");
+            secret = secret.map(byte[]::clone);
+            Objects.requireNonNull(dataDir, "dataDir");
+        }
+
+        /** The seeds, as configured. */
+        public List<PeerAddress> seeds() {
+            return config.seeds();
+        }
+
+        @Override
+        public String label() {
+            return "peer";
+        }
+
+        @Override
+        public Optional<byte[]> secret() {
+            return secret.map(byte[]::clone);
+        }
+
+        @Override
+        public String toString() {
+            return "Peer[listen=" + listen.format() + ", " + config + ", secret=" + (secret.isPresent() ? "(set)"
+                    : "(none)") + ", dataDir=" + dataDir.map(Path::toString).orElse("(memory)") + "]";
+        }
+    }
+}

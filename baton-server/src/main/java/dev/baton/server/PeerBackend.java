@@ -1,0 +1,153 @@
+package dev.baton.server;
+
+import dev.baton.core.Election;
+import dev.baton.core.ElectionMetrics;
+import dev.baton.core.NodeInfo;
+import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.time.Clock;
+import dev.baton.peer.quorum.Quorum;
+import dev.baton.peer.quorum.QuorumElection;
+import dev.baton.peer.quorum.QuorumMessage;
+import dev.baton.peer.transport.DropReason;
+import dev.baton.peer.transport.NettyTransport;
+import dev.baton.peer.transport.RejectReason;
+import dev.baton.peer.transport.TransportStats;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The {@code peer} backend: seed 003's quorum protocol ({@link QuorumElection}) over its own {@link NettyTransport}, no
+ * store. The node's id is its {@code --listen} address, exactly as the protocol names it.
+ *
+ * <p>The backend owns the transport rather than letting {@link Quorum#tcp} own it, so that its counters (messages,
+ * drops, connections refused for bad input) can be served on {@code /metrics}. The transport binds in
+ * {@link #election}, after the election has set its message handler; it closes in {@link #close()}, after the
+ * election has closed and sent its hand-over or leave message.
+ */
+final class PeerBackend implements NodeBackend {
+
+    /** The longest an HTTP request waits for the state machine's status snapshot (it is local; this is a guard). */
+    private static final Duration MAX_CALL_TIMEOUT = Duration.ofSeconds(2);
+
+    private final String group;
+    private final BackendSpec.Peer spec;
+    private final NettyTransport<QuorumMessage> transport;
+
+    private PeerBackend(String group, BackendSpec.Peer spec, NettyTransport<QuorumMessage> transport) {
+        this.group = group;
+        this.spec = spec;
+        this.transport = transport;
+    }
+
+    /**
+     * Prepares the transport (no socket yet).
+     *
+     * @throws CliError (usage) if the group cannot be a cluster name
+     */
+    static PeerBackend open(String group, BackendSpec.Peer spec) {
+        NettyTransport.Builder<QuorumMessage> builder = NettyTransport.builder(Quorum.codec())
+                .listen(spec.listen())
+                .clusterName(group);
+        spec.secret().ifPresent(builder::sharedSecret);
+        try {
+            return new PeerBackend(group, spec, builder.build());
+        } catch (IllegalArgumentException e) {
+            throw CliError.usage("--group cannot name a peer cluster: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Election election(NodeInfo self, ElectionMetrics metrics, Clock clock) {
+        Quorum.Builder builder = Quorum.election(transport)
+                .group(group)
+                .config(spec.config())
+                .node(self)
+                .clock(clock);
+        spec.dataDir().ifPresent(builder::dataDir);
+        QuorumElection election;
+        try {
+            election = builder.build();
+        } catch (RuntimeException e) {
+            // The state file is the only thing read here: missing permissions, or damaged.
+            throw CliError.usage("--data-dir: " + BatonCli.oneLine(messageOf(e)), e);
+        }
+        try {
+            transport.start();
+        } catch (IllegalStateException e) {
+            election.close();
+            throw CliError.usage("--listen: " + e.getMessage(), e);
+        }
+        return election;
+    }
+
+    private static String messageOf(Throwable e) {
+        String message = e.getMessage();
+        Throwable cause = e.getCause();
+        if (cause != null && cause.getMessage() != null && (message == null || !message.contains(cause.getMessage()))) {
+            message = (message == null ? "" : message + ": ") + cause.getMessage();
+        }
+        return message == null ? e.getClass().getSimpleName() : message;
+    }
+
+    @Override
+    public Optional<CoordinationStore> store() {
+        return Optional.empty();
+    }
+
+    @Override
+    public String describe() {
+        return "peer " + spec.listen().format() + " (cluster of " + spec.config().clusterSize() + ")";
+    }
+
+    @Override
+    public Duration callTimeout() {
+        Duration timeout = spec.config().heartbeatTimeout();
+        return timeout.compareTo(MAX_CALL_TIMEOUT) < 0 ? timeout : MAX_CALL_TIMEOUT;
+    }
+
+    /**
+     * The transport's counters: {@code baton_peer_messages_sent_total}, {@code baton_peer_messages_received_total},
+     * {@code baton_peer_messages_dropped_total{reason}}, {@code baton_peer_connections_rejected_total{reason}} (a
+     * connection closed for what the peer sent: bad frames, wrong cluster, failed authentication, ...) and
+     * {@code baton_peer_connections_open}.
+     */
+    @Override
+    public void bindMetrics(MeterRegistry registry, Tags tags) {
+        counter(registry, "baton.peer.messages.sent", "Messages handed to the network", tags,
+                TransportStats::messagesSent);
+        counter(registry, "baton.peer.messages.received", "Messages received from peers and decoded", tags,
+                TransportStats::messagesReceived);
+        for (DropReason reason : DropReason.values()) {
+            counter(registry, "baton.peer.messages.dropped", "Messages dropped instead of sent, by reason",
+                    tags.and("reason", reason.label()), stats -> stats.dropped(reason));
+        }
+        for (RejectReason reason : RejectReason.values()) {
+            counter(registry, "baton.peer.connections.rejected",
+                    "Peer connections closed because of what the peer sent, by reason",
+                    tags.and("reason", reason.label()), stats -> stats.rejected(reason));
+        }
+        Gauge.builder("baton.peer.connections.open", transport,
+                        t -> {
+                            TransportStats stats = t.stats();
+                            return stats.connectionsOpened() - stats.connectionsClosed();
+                        })
+                .description("Peer TCP connections open now, handshake or not")
+                .tags(tags).register(registry);
+    }
+
+    private void counter(MeterRegistry registry, String name, String description, Tags tags,
+            ToDoubleFunction<TransportStats> read) {
+        FunctionCounter.builder(name, transport, t -> read.applyAsDouble(t.stats()))
+                .description(description).tags(tags).register(registry);
+    }
+
+    @Override
+    public void close() {
+        transport.close();
+    }
+}

@@ -1,0 +1,57 @@
+package dev.baton.server;
+
+import dev.baton.core.Baton;
+import dev.baton.core.Election;
+import dev.baton.core.ElectionConfig;
+import dev.baton.core.ElectionMetrics;
+import dev.baton.core.NodeInfo;
+import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+
+/** A {@link NodeBackend} on a {@link CoordinationStore}: the lease election ({@link Baton#election}) on it. */
+final class StoreBackend implements NodeBackend {
+
+    private final String group;
+    private final CoordinationStore store;
+    private final ElectionConfig config;
+
+    /** Takes over {@code store}, which {@link #close()} closes. */
+    StoreBackend(String group, CoordinationStore store, ElectionConfig config) {
+        this.group = group;
+        this.store = store;
+        this.config = config;
+    }
+
+    @Override
+    public Election election(NodeInfo self, ElectionMetrics metrics, Clock clock) {
+        return Baton.election(store)
+                .group(group)
+                .node(self)
+                .config(config)
+                .clock(clock)
+                .metrics(metrics)
+                .build();
+    }
+
+    @Override
+    public Optional<CoordinationStore> store() {
+        return Optional.of(store);
+    }
+
+    @Override
+    public String describe() {
+        return store.describe();
+    }
+
+    @Override
+    public Duration callTimeout() {
+        return config.storeTimeout();
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}
