@@ -87,10 +87,10 @@ public final class PlanInput {
     }
 
     /** The desired items, in the planner's canonical order (by hash code, then id; the same for any input order). */
-    public List<WorkItem> items() {
-        List<WorkItem> items = new ArrayList<>(itemIds.length);
+    public List<PlanItem> items() {
+        List<PlanItem> items = new ArrayList<>(itemIds.length);
         for (int i = 0; i < itemIds.length; i++) {
-            items.add(new WorkItem(itemIds[i], weight(i)));
+            items.add(new PlanItem(itemIds[i], weight(i)));
         }
         return Collections.unmodifiableList(items);
     }
@@ -287,7 +287,7 @@ public final class PlanInput {
 
         /** A desired item of weight 1. */
         public Builder item(String id) {
-            return item(id, WorkItem.DEFAULT_WEIGHT);
+            return item(id, PlanItem.DEFAULT_WEIGHT);
         }
 
         /** A desired item (weight at least 1). */
@@ -303,18 +303,18 @@ public final class PlanInput {
                 itemWeights = Arrays.copyOf(itemWeights, itemWeights.length * 2);
             }
             itemWeights[ids.size()] = weight;
-            weighted |= weight != WorkItem.DEFAULT_WEIGHT;
+            weighted |= weight != PlanItem.DEFAULT_WEIGHT;
             ids.add(id);
             return this;
         }
 
         /** A desired item. */
-        public Builder item(WorkItem item) {
+        public Builder item(PlanItem item) {
             return item(item.id(), item.weight());
         }
 
         /** Desired items. */
-        public Builder items(Collection<WorkItem> items) {
+        public Builder items(Collection<PlanItem> items) {
             items.forEach(this::item);
             return this;
         }

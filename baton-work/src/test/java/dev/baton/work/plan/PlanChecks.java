@@ -34,7 +34,7 @@ final class PlanChecks {
             assertThat(unassigned.put(u.item(), u.reason())).as("reported twice: %s", u.item()).isNull();
         }
         assertThat(assignment.keySet()).allMatch(weights::containsKey);
-        for (WorkItem item : scenario.items()) {
+        for (PlanItem item : scenario.items()) {
             String on = assignment.get(item.id());
             assertThat(on == null).as("item %s is either assigned (%s) or unassigned (%s)", item.id(), on,
                     unassigned.get(item.id())).isEqualTo(unassigned.containsKey(item.id()));
@@ -148,7 +148,7 @@ final class PlanChecks {
         if (scenario.allCapacitiesUnlimited() && !eligible.isEmpty()) {
             long total = loads.values().stream().mapToLong(Long::longValue).sum();
             long max = loads.values().stream().mapToLong(Long::longValue).max().orElse(0);
-            long largest = scenario.items().stream().mapToLong(WorkItem::weight).max().orElse(0);
+            long largest = scenario.items().stream().mapToLong(PlanItem::weight).max().orElse(0);
             // max <= total / n + largest, compared without rounding.
             assertThat(max * eligible.size()).isLessThanOrEqualTo(total + largest * eligible.size());
         }

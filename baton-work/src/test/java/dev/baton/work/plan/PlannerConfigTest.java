@@ -35,7 +35,7 @@ class PlannerConfigTest {
                 .withMessageContaining("capacity of worker 'ws://a'");
         assertThatIllegalArgumentException().isThrownBy(() -> Worker.online("ws://a").withUsage(1.5, 0))
                 .withMessageContaining("cpu of worker 'ws://a'");
-        assertThatIllegalArgumentException().isThrownBy(() -> WorkItem.of("cam", 0))
+        assertThatIllegalArgumentException().isThrownBy(() -> PlanItem.of("cam", 0))
                 .withMessageContaining("weight of item 'cam'");
         assertThatIllegalArgumentException().isThrownBy(() -> PlanInput.builder().item(""))
                 .withMessageContaining("item id");

@@ -9,7 +9,7 @@ import java.util.Random;
  * A generated planner input in plain values: desired items, workers, and current placements (item id, worker id),
  * which may name unknown workers, undesired items, or one item on several workers.
  */
-record Scenario(List<WorkItem> items, List<Worker> workers, List<Placement> placements) {
+record Scenario(List<PlanItem> items, List<Worker> workers, List<Placement> placements) {
 
     record Placement(String item, String worker) {
     }
@@ -17,7 +17,7 @@ record Scenario(List<WorkItem> items, List<Worker> workers, List<Placement> plac
     /** The input, with items, workers and placements given in an order shuffled by {@code shuffleSeed}. */
     PlanInput input(long shuffleSeed) {
         Random random = new Random(shuffleSeed);
-        List<WorkItem> shuffledItems = new ArrayList<>(items);
+        List<PlanItem> shuffledItems = new ArrayList<>(items);
         List<Worker> shuffledWorkers = new ArrayList<>(workers);
         List<Placement> shuffledPlacements = new ArrayList<>(placements);
         Collections.shuffle(shuffledItems, random);

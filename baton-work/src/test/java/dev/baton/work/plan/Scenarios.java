@@ -37,22 +37,22 @@ final class Scenarios {
 
     private static Arbitrary<Scenario> scenarios(boolean weighted, Arbitrary<Long> capacity,
             Arbitrary<Boolean> online) {
-        Arbitrary<List<WorkItem>> items = itemLists(weighted);
+        Arbitrary<List<PlanItem>> items = itemLists(weighted);
         Arbitrary<List<Worker>> workers = workerLists(capacity, online, 0, 10);
         return Combinators.combine(items, workers).flatAs((itemList, workerList) ->
                 placements(itemList, workerList).map(p -> new Scenario(itemList, workerList, p)));
     }
 
-    private static Arbitrary<List<WorkItem>> itemLists(boolean weighted) {
+    private static Arbitrary<List<PlanItem>> itemLists(boolean weighted) {
         Arbitrary<Long> weight = weighted
                 ? Arbitraries.frequencyOf(
                         Tuple.of(5, Arbitraries.longs().between(1, 5)),
                         Tuple.of(2, Arbitraries.longs().between(1, 100)),
                         Tuple.of(1, Arbitraries.longs().between(50, 400)))
                 : Arbitraries.just(1L);
-        Arbitrary<WorkItem> item = Combinators.combine(Arbitraries.integers().between(0, 199), weight)
-                .as((n, w) -> WorkItem.of("item-" + n, w));
-        return item.list().ofMaxSize(80).uniqueElements(WorkItem::id);
+        Arbitrary<PlanItem> item = Combinators.combine(Arbitraries.integers().between(0, 199), weight)
+                .as((n, w) -> PlanItem.of("item-" + n, w));
+        return item.list().ofMaxSize(80).uniqueElements(PlanItem::id);
     }
 
     private static Arbitrary<List<Worker>> workerLists(Arbitrary<Long> capacity, Arbitrary<Boolean> online,
@@ -76,7 +76,7 @@ final class Scenarios {
     }
 
     /** Current placements: most items on a listed worker, some on none, unknown workers, two workers; strays. */
-    private static Arbitrary<List<Scenario.Placement>> placements(List<WorkItem> items, List<Worker> workers) {
+    private static Arbitrary<List<Scenario.Placement>> placements(List<PlanItem> items, List<Worker> workers) {
         List<String> workerIds = new ArrayList<>();
         workers.forEach(w -> workerIds.add(w.id()));
         workerIds.add("ws://gone-1");

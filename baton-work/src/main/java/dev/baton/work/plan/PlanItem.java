@@ -3,18 +3,19 @@ package dev.baton.work.plan;
 import java.util.Objects;
 
 /**
- * One desired unit of work (in seed 001, a camera subscription), identified by a non-empty id.
+ * One desired unit of work as the planner sees it: an id and a weight (the whole item, seed 001's camera
+ * subscription, is {@link dev.baton.work.WorkItem}; the reconciler hands the planner only these two fields).
  *
  * @param id the item's id, unique among the desired items
  * @param weight the item's cost in {@link BalanceMode#WEIGHTED} mode, at least 1 (default 1); ignored in
  *     {@link BalanceMode#COUNT} mode, where every item counts as one
  */
-public record WorkItem(String id, long weight) {
+public record PlanItem(String id, long weight) {
 
     /** The weight of an item created without one. */
     public static final long DEFAULT_WEIGHT = 1;
 
-    public WorkItem {
+    public PlanItem {
         Objects.requireNonNull(id, "id");
         if (id.isEmpty()) {
             throw new IllegalArgumentException("item id must not be empty");
@@ -25,12 +26,12 @@ public record WorkItem(String id, long weight) {
     }
 
     /** An item of weight {@value #DEFAULT_WEIGHT}. */
-    public static WorkItem of(String id) {
-        return new WorkItem(id, DEFAULT_WEIGHT);
+    public static PlanItem of(String id) {
+        return new PlanItem(id, DEFAULT_WEIGHT);
     }
 
     /** An item of the given weight. */
-    public static WorkItem of(String id, long weight) {
-        return new WorkItem(id, weight);
+    public static PlanItem of(String id, long weight) {
+        return new PlanItem(id, weight);
     }
 }
