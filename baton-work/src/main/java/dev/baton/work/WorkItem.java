@@ -1,4 +1,4 @@
-package dev.baton.server.items;
+package dev.baton.work;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;

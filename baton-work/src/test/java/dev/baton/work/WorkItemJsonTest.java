@@ -1,4 +1,4 @@
-package dev.baton.server.items;
+package dev.baton.work;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

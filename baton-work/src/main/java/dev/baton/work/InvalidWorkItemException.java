@@ -1,4 +1,4 @@
-package dev.baton.server.items;
+package dev.baton.work;
 
 import java.util.Optional;
 
