@@ -3,6 +3,7 @@ package dev.baton.peer.quorum;
 import static dev.baton.peer.quorum.QuorumMessage.NO_STAMP;
 
 import dev.baton.core.MemberState;
+import dev.baton.peer.MemberCard;
 import dev.baton.peer.quorum.QuorumMessage.ClusterAlignment;
 import dev.baton.peer.quorum.QuorumMessage.JoinClusterResponse;
 import dev.baton.peer.quorum.QuorumMessage.LeaderKeepAlive;

@@ -1,6 +1,7 @@
 package dev.baton.peer.quorum;
 
 import dev.baton.core.MemberState;
+import dev.baton.peer.MemberCard;
 import dev.baton.peer.transport.PeerAddress;
 import java.util.Objects;
 

@@ -5,6 +5,7 @@ import dev.baton.core.NodeInfo;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.ExecutorScheduler;
 import dev.baton.core.time.Scheduler;
+import dev.baton.peer.MemberCard;
 import dev.baton.peer.transport.JacksonMessageCodec;
 import dev.baton.peer.transport.NettyTransport;
 import dev.baton.peer.transport.PeerAddress;

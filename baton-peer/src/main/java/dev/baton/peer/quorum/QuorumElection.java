@@ -13,6 +13,7 @@ import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.internal.EventDispatcher;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
+import dev.baton.peer.MemberCard;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
 import java.time.Duration;

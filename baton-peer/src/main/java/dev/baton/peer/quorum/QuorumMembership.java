@@ -4,6 +4,7 @@ import dev.baton.core.Membership;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
 import dev.baton.core.time.Scheduler;
+import dev.baton.peer.MemberCard;
 import dev.baton.peer.transport.PeerAddress;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.baton.peer.quorum;
 
+import dev.baton.peer.MemberCard;
 import dev.baton.peer.transport.PeerAddress;
 import java.util.List;
 

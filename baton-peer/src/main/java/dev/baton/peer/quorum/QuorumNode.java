@@ -11,6 +11,8 @@ import dev.baton.core.internal.EventDispatcher;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import dev.baton.core.time.Scheduler.Cancellable;
+import dev.baton.peer.MemberCard;
+import dev.baton.peer.internal.NodeOutput;
 import dev.baton.peer.quorum.Acceptor.Verdict;
 import dev.baton.peer.quorum.QuorumMessage.BarrierAck;
 import dev.baton.peer.quorum.QuorumMessage.BarrierUpdate;

@@ -6,6 +6,7 @@ import dev.baton.core.Capabilities;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.MemberState;
+import dev.baton.peer.MemberCard;
 import dev.baton.peer.quorum.QuorumMessage.FormalProposal;
 import dev.baton.peer.quorum.QuorumMessage.FormalVote;
 import dev.baton.peer.quorum.QuorumMessage.JoinClusterRequest;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.core.Capabilities;
 import dev.baton.core.MemberState;
+import dev.baton.peer.MemberCard;
 import dev.baton.peer.quorum.QuorumMessage.*;
 import dev.baton.peer.transport.JacksonMessageCodec;
 import dev.baton.peer.transport.MalformedMessageException;

@@ -4,6 +4,7 @@ import dev.baton.core.Capabilities;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.MemberState;
 import dev.baton.core.time.Scheduler;
+import dev.baton.peer.MemberCard;
 import dev.baton.peer.sim.LinkConditions;
 import dev.baton.peer.sim.NetworkEvent;
 import dev.baton.peer.sim.SimulatedNetwork;

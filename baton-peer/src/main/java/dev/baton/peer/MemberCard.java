@@ -1,13 +1,13 @@
-package dev.baton.peer.quorum;
+package dev.baton.peer;
 
 import dev.baton.core.Capabilities;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * What a node tells the cluster about itself when it joins: the parts of {@link dev.baton.core.NodeInfo} that are not
- * derived from the protocol (the id is the node's peer address, the role follows from the leader, the times are
- * stamped by the leader).
+ * What a node of a serverless protocol (quorum or bully) tells its group about itself when it joins: the parts of
+ * {@link dev.baton.core.NodeInfo} that are not derived from the protocol (the id is the node's peer address, the role
+ * follows from the leader, the times are stamped by the leader).
  *
  * @param identifier   human-readable name, e.g. {@code orders-api}
  * @param apiAddress   where the node serves its API, or {@code null}

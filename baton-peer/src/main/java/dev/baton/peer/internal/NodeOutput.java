@@ -1,4 +1,4 @@
-package dev.baton.peer.quorum;
+package dev.baton.peer.internal;
 
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LossReason;
@@ -13,12 +13,14 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What a quorum node tells the world: its events, in the order they happen, and the snapshot that other threads read
- * (leadership, leader, state, problem, the first resolved round). The node calls the mutators on its scheduler; the
- * getters are safe from any thread. A leadership is unpublished <em>before</em> its loss is emitted, so nobody reads
- * it as valid while listeners learn it is gone.
+ * What a serverless node (quorum or bully) tells the world: its events, in the order they happen, and the snapshot
+ * that other threads read (leadership, leader, state, problem, the first resolved round). The node calls the mutators
+ * on its scheduler; the getters are safe from any thread. A leadership is unpublished <em>before</em> its loss is
+ * emitted, so nobody reads it as valid while listeners learn it is gone.
+ *
+ * <p>Shared by the protocols' state machines; not a published API.
  */
-final class NodeOutput {
+public final class NodeOutput {
 
     private final EventDispatcher events;
     private final Clock clock;
@@ -30,48 +32,48 @@ final class NodeOutput {
     private volatile NodeState state = NodeState.FOLLOWER;
     private volatile String problem;
 
-    NodeOutput(EventDispatcher events, Clock clock) {
+    public NodeOutput(EventDispatcher events, Clock clock) {
         this.events = events;
         this.clock = clock;
     }
 
     // ---- read from any thread
 
-    Leadership leadership() {
+    public Leadership leadership() {
         return leadership;
     }
 
-    LeaderInfo leader() {
+    public LeaderInfo leader() {
         return leader;
     }
 
-    NodeState state() {
+    public NodeState state() {
         return state;
     }
 
-    String problem() {
+    public String problem() {
         return problem;
     }
 
-    CompletableFuture<Boolean> firstRound() {
+    public CompletableFuture<Boolean> firstRound() {
         return firstRound;
     }
 
     /** Whether {@code term} is the leadership currently published (the {@link Leadership} term check). */
-    boolean holds(long term) {
+    public boolean holds(long term) {
         Leadership held = leadership;
         return held != null && held.term() == term;
     }
 
     // ---- the node's scheduler only
 
-    void snapshot(NodeState newState, String newProblem) {
+    public void snapshot(NodeState newState, String newProblem) {
         state = newState;
         problem = newProblem;
     }
 
     /** A round of election begins: the node has no leader. Emitted once per round. */
-    void roundStarted() {
+    public void roundStarted() {
         if (!roundOpen) {
             roundOpen = true;
             events.emit(new ElectionEvent.ElectionStarted(clock.instant()));
@@ -79,7 +81,7 @@ final class NodeOutput {
     }
 
     /** The round resolved: this node leads, or follows {@link #leader()}. */
-    void roundCompleted(boolean leading) {
+    public void roundCompleted(boolean leading) {
         if (roundOpen) {
             roundOpen = false;
             events.emit(new ElectionEvent.ElectionCompleted(clock.instant(), leading, Optional.ofNullable(leader)));
@@ -87,41 +89,41 @@ final class NodeOutput {
         firstRound.complete(leading);
     }
 
-    void leaderChanged(LeaderInfo info) {
+    public void leaderChanged(LeaderInfo info) {
         leader = info;
         events.emit(new ElectionEvent.LeaderChanged(clock.instant(), Optional.ofNullable(info)));
     }
 
-    void acquired(Leadership held) {
+    public void acquired(Leadership held) {
         leadership = held;
         state = NodeState.LEADER;
         events.emit(new ElectionEvent.LeadershipAcquired(clock.instant(), held));
     }
 
     /** Unpublishes the leadership, then (if it was valid) tells the listeners; completes once they have returned. */
-    CompletableFuture<Void> lost(long term, LossReason reason, boolean wasValid) {
+    public CompletableFuture<Void> lost(long term, LossReason reason, boolean wasValid) {
         leadership = null;
         return wasValid ? events.emit(new ElectionEvent.LeadershipLost(clock.instant(), term, reason))
                 : CompletableFuture.completedFuture(null);
     }
 
-    void memberJoined(NodeInfo member) {
+    public void memberJoined(NodeInfo member) {
         events.emit(new ElectionEvent.MemberJoined(clock.instant(), member));
     }
 
-    void memberStateChanged(NodeInfo member, MemberState from, MemberState to) {
+    public void memberStateChanged(NodeInfo member, MemberState from, MemberState to) {
         events.emit(new ElectionEvent.MemberStateChanged(clock.instant(), member, from, to));
     }
 
-    void memberRemoved(String nodeId) {
+    public void memberRemoved(String nodeId) {
         events.emit(new ElectionEvent.MemberRemoved(clock.instant(), nodeId));
     }
 
-    void error(String message, Throwable cause) {
+    public void error(String message, Throwable cause) {
         events.emit(new ElectionEvent.ElectionError(clock.instant(), message, cause));
     }
 
-    void closed(String group) {
+    public void closed(String group) {
         leadership = null;
         leader = null;
         state = NodeState.STOPPED;
