@@ -7,6 +7,8 @@ import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
+import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.LeaderRecordWrite;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
 import dev.baton.core.store.MemberNotice;
@@ -18,6 +20,7 @@ import dev.baton.postgres.internal.PgDataSource;
 import dev.baton.postgres.internal.PgEventLog;
 import dev.baton.postgres.internal.PgFailures;
 import dev.baton.postgres.internal.PgFenced;
+import dev.baton.postgres.internal.PgLeaderRecords;
 import dev.baton.postgres.internal.PgLeases;
 import dev.baton.postgres.internal.PgListener;
 import dev.baton.postgres.internal.PgRegistry;
@@ -47,9 +50,11 @@ import org.slf4j.LoggerFactory;
  * every expiry is decided by the database's {@code now()}, never by comparing two machines' clocks.
  *
  * <p><b>Schema.</b> Tables live in one schema ({@code baton} by default): {@code leader_lease}, {@code cluster_nodes},
- * {@code cluster_events}, {@code fenced_registers}, {@code fenced_maps} and {@code schema_version}. They are created
- * at connect if missing ({@link PostgresStoreOptions#createSchema()}), from the script {@value #SCHEMA_RESOURCE} that
- * ships in this jar; a schema newer than {@value #SCHEMA_VERSION} is refused.
+ * {@code cluster_events}, {@code fenced_registers}, {@code fenced_maps}, {@code leader_records} and
+ * {@code schema_version}. They are created at connect if missing ({@link PostgresStoreOptions#createSchema()}), from
+ * the scripts that ship in this jar, {@value #SCHEMA_RESOURCE} and one {@code schema-v<N>.sql} per later version,
+ * applied in order; an older schema is upgraded in place, and a schema newer than {@value #SCHEMA_VERSION} is
+ * refused.
  *
  * <p><b>Leases.</b> Acquire, renew and release are one statement each. The group's row is never deleted: a release
  * clears the holder but keeps the term, so a grant is always the previous term + 1, for as long as the database
@@ -75,7 +80,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class PostgresStore implements CoordinationStore {
 
-    /** The class-path location of the schema script, also applied by hand when {@code createSchema} is false. */
+    /**
+     * The class-path location of the first schema script, also applied by hand when {@code createSchema} is false,
+     * followed by {@code schema-v2.sql} up to {@link #SCHEMA_VERSION}.
+     */
     public static final String SCHEMA_RESOURCE = SchemaSetup.RESOURCE;
 
     /** The schema version this store reads and writes. */
@@ -91,6 +99,7 @@ public final class PostgresStore implements CoordinationStore {
     private final PgRegistry registry;
     private final PgFenced fenced;
     private final PgEventLog events;
+    private final PgLeaderRecords leaderRecords;
     private final NoticeRouter router;
     private final PgListener listener;
     private final PgDataSource listenConnections;
@@ -105,6 +114,7 @@ public final class PostgresStore implements CoordinationStore {
         this.registry = new PgRegistry(sql, tables);
         this.fenced = new PgFenced(sql, tables);
         this.events = new PgEventLog(sql, tables, options.eventRetention());
+        this.leaderRecords = new PgLeaderRecords(sql, tables);
         this.router = new NoticeRouter();
         this.listenConnections = PgDataSource.of(options.target(), options.connectTimeout(),
                 options.statementTimeout(), options.applicationName() + ":listen");
@@ -281,6 +291,23 @@ public final class PostgresStore implements CoordinationStore {
     @Override
     public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
         return call("read events", () -> events.recent(group, limit));
+    }
+
+    // ------------------------------------------------------------------ leader records
+
+    /** One row of {@code leader_records}. */
+    @Override
+    public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
+        return call("read leader record", () -> leaderRecords.read(group));
+    }
+
+    /**
+     * One {@code INSERT … ON CONFLICT DO UPDATE} on the group's row of {@code leader_records}: the compare-and-set on
+     * the term, decided on the newest committed row under its lock.
+     */
+    @Override
+    public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
+        return call("write leader record", () -> leaderRecords.write(record));
     }
 
     // ------------------------------------------------------------------ messaging

@@ -18,8 +18,8 @@ import java.util.regex.Pattern;
  *   <li>{@code schema} ({@code baton}, or the URI's {@code schema} parameter): the PostgreSQL schema holding Baton's
  *       tables; lower-case letters, digits and underscores, at most 48 characters.</li>
  *   <li>{@code createSchema} (true): create the schema and tables at start if missing (idempotent, safe to race). If
- *       false, the store only checks that they exist and fails naming what is missing; apply
- *       {@value PostgresStore#SCHEMA_RESOURCE} yourself.</li>
+ *       false, the store only checks that they exist at {@value PostgresStore#SCHEMA_VERSION} and fails naming what
+ *       is missing; apply {@value PostgresStore#SCHEMA_RESOURCE} and the later versions' scripts yourself.</li>
  *   <li>{@code poolSize} (4): connections in the store's pool, and threads that run its statements.</li>
  *   <li>{@code connectTimeout} (2 s, at least 250 ms): the longest the store waits for a connection, new or pooled.</li>
  *   <li>{@code statementTimeout} (2 s): PostgreSQL's {@code statement_timeout} for each statement; a server that does

@@ -23,8 +23,9 @@
  *
  * <p>Layout (seed 002's tables, keyed by group, in schema {@code baton} unless configured): {@code leader_lease}
  * (one row per group, never deleted, so terms only grow), {@code cluster_nodes}, {@code cluster_events},
- * {@code fenced_registers}, {@code fenced_maps}, {@code schema_version}. The script that creates them ships as
- * {@code dev/baton/postgres/schema-v1.sql}. Everything under {@code dev.baton.postgres.internal} is implementation
+ * {@code fenced_registers}, {@code fenced_maps}, {@code leader_records} (seed 004's leader record per group),
+ * {@code schema_version}. The scripts that create them ship as {@code dev/baton/postgres/schema-v1.sql} and
+ * {@code schema-v2.sql}, applied in order. Everything under {@code dev.baton.postgres.internal} is implementation
  * and may change without notice. See {@code docs/postgres.md}.
  */
 package dev.baton.postgres;

@@ -8,7 +8,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.core.NodeInfo;
 import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.LeaderRecord;
 import dev.baton.core.store.StoreException;
+import dev.baton.postgres.internal.SchemaSetup;
 import dev.baton.testkit.PostgresServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,21 +46,34 @@ class PostgresSchemaTest {
         return PostgresStoreOptions.builder().uri(postgres.uri()).schema(schema).poolSize(1);
     }
 
+    private static List<Integer> versions(String schema) {
+        return rows(postgres, "SELECT version FROM " + schema + ".schema_version ORDER BY version").stream()
+                .map(row -> ((Number) row.get(0)).intValue()).toList();
+    }
+
+    private static void applyByHand(String schema, int version) {
+        execute(postgres, "BEGIN; " + SchemaSetup.script(schema, version) + " COMMIT;");
+    }
+
     private static List<String> tables(String schema) {
         return rows(postgres, "SELECT table_name FROM information_schema.tables WHERE table_schema = ? "
                 + "ORDER BY table_name", schema).stream().map(row -> (String) row.get(0)).toList();
     }
 
     @Test
-    void theFirstStartCreatesEveryTableWithVersionOne() {
+    void theFirstStartCreatesEveryTableAndStampsEveryVersion() {
         String schema = freshSchema();
 
         PostgresStore.connect(options(schema).build()).close();
 
         assertThat(tables(schema)).containsExactly("cluster_events", "cluster_nodes", "fenced_maps",
-                "fenced_registers", "leader_lease", "schema_version");
-        assertThat(count(postgres, "SELECT max(version) FROM " + schema + ".schema_version"))
-                .isEqualTo(PostgresStore.SCHEMA_VERSION);
+                "fenced_registers", "leader_lease", "leader_records", "schema_version");
+        assertThat(PostgresStore.SCHEMA_VERSION).isEqualTo(2);
+        assertThat(versions(schema)).containsExactly(1, 2);
+        assertThat(rows(postgres, "SELECT column_name FROM information_schema.columns WHERE table_schema = ? "
+                + "AND table_name = 'leader_records' ORDER BY ordinal_position", schema))
+                .extracting(row -> row.get(0)).containsExactly("group_name", "term", "leader_id", "process_id",
+                        "address", "updated_at");
         assertThat(rows(postgres, "SELECT column_name FROM information_schema.columns WHERE table_schema = ? "
                 + "AND table_name = 'leader_lease' ORDER BY ordinal_position", schema))
                 .extracting(row -> row.get(0)).containsExactly("group_name", "leader_id", "term", "acquired_at",
@@ -78,7 +93,7 @@ class PostgresSchemaTest {
         try (PostgresStore second = PostgresStore.connect(options(schema).build())) {
             assertThat(second.read("g").join()).hasValueSatisfying(lease -> assertThat(lease.term()).isEqualTo(1));
         }
-        assertThat(count(postgres, "SELECT count(*) FROM " + schema + ".schema_version")).isEqualTo(1);
+        assertThat(versions(schema)).containsExactly(1, 2);
     }
 
     @Test
@@ -103,8 +118,8 @@ class PostgresSchemaTest {
             for (CompletableFuture<PostgresStore> start : starts) {
                 stores.add(start.get(30, TimeUnit.SECONDS));
             }
-            assertThat(tables(schema)).hasSize(6);
-            assertThat(count(postgres, "SELECT count(*) FROM " + schema + ".schema_version")).isEqualTo(1);
+            assertThat(tables(schema)).hasSize(7);
+            assertThat(versions(schema)).containsExactly(1, 2);
         } finally {
             stores.forEach(PostgresStore::close);
         }
@@ -119,7 +134,7 @@ class PostgresSchemaTest {
                 .hasMessageContaining("schema " + schema + " is not set up and createSchema is false")
                 .hasMessageContaining(schema + ".leader_lease")
                 .hasMessageContaining("dev/baton/postgres/schema-v1.sql")
-                .hasMessageContaining("psql -v schema=" + schema + " -1 -f schema-v1.sql");
+                .hasMessageContaining("psql -v schema=" + schema + " -1 -f schema-v1.sql -f schema-v2.sql");
         assertThat(tables(schema)).isEmpty();
     }
 
@@ -134,14 +149,80 @@ class PostgresSchemaTest {
     }
 
     @Test
-    void theShippedScriptAppliedByHandIsAcceptedWithoutCreateSchema() {
+    void theShippedScriptsAppliedByHandAreAcceptedWithoutCreateSchema() {
         String schema = freshSchema();
-        execute(postgres, "BEGIN; " + dev.baton.postgres.internal.SchemaSetup.script(schema) + " COMMIT;");
+        applyByHand(schema, 1);
+        applyByHand(schema, 2);
 
         try (PostgresStore store = PostgresStore.connect(options(schema).createSchema(false).build())) {
             assertThat(store.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
                     .isInstanceOf(AcquireResult.Granted.class);
+            assertThat(store.writeLeader(new LeaderRecord("g", 1, "a", 1, "127.0.0.1:7001")).join().accepted())
+                    .isTrue();
         }
+    }
+
+    @Test
+    void aVersionOneSchemaIsRefusedWithoutCreateSchemaNamingTheUpgradeScript() {
+        String schema = freshSchema();
+        applyByHand(schema, 1);
+
+        assertThatThrownBy(() -> PostgresStore.connect(options(schema).createSchema(false).build()))
+                .isInstanceOf(StoreException.class)
+                .hasMessageContaining("schema " + schema + " is at version 1, older than version 2")
+                .hasMessageContaining("apply dev/baton/postgres/schema-v2.sql (psql -v schema=" + schema
+                        + " -1 -f schema-v2.sql)");
+        assertThat(tables(schema)).doesNotContain("leader_records");
+    }
+
+    @Test
+    void aStoreUpgradesAVersionOneSchemaInPlaceKeepingItsData() {
+        String schema = freshSchema();
+        applyByHand(schema, 1);
+        execute(postgres, "INSERT INTO " + schema + ".leader_lease (group_name, term) VALUES ('g', 41)");
+
+        try (PostgresStore store = PostgresStore.connect(options(schema).build())) {
+            assertThat(store.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
+                    .isEqualTo(new AcquireResult.Granted(42));
+            assertThat(store.writeLeader(new LeaderRecord("g", 42, "a", 1, "127.0.0.1:7001")).join().accepted())
+                    .isTrue();
+        }
+        assertThat(versions(schema)).containsExactly(1, 2);
+        assertThat(tables(schema)).contains("leader_records");
+    }
+
+    @Test
+    void anAdministratorUpgradesByHandAndGrantsTheNewTableToTheLeastPrivilegedUser() {
+        String schema = freshSchema();
+        String user = schema + "_app";
+        applyByHand(schema, 1);
+        execute(postgres, "CREATE ROLE " + user + " LOGIN PASSWORD 'app-pw'");
+        execute(postgres, "GRANT USAGE ON SCHEMA " + schema + " TO " + user);
+        execute(postgres, "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA " + schema + " TO " + user);
+        execute(postgres, "GRANT USAGE ON SEQUENCE " + schema + ".cluster_events_id_seq TO " + user);
+
+        applyByHand(schema, 2);
+        execute(postgres, "GRANT SELECT, INSERT, UPDATE, DELETE ON " + schema + ".leader_records TO " + user);
+
+        try (PostgresStore store = PostgresStore.connect(PostgresStoreOptions.builder().jdbcUrl(postgres.jdbcUrl())
+                .user(user).password("app-pw").schema(schema).createSchema(false).build())) {
+            LeaderRecord record = new LeaderRecord("g", 3, "a", 1, "127.0.0.1:7001");
+            assertThat(store.writeLeader(record).join().accepted()).isTrue();
+            assertThat(store.writeLeader(new LeaderRecord("g", 2, "b", 2, "127.0.0.1:7002")).join().accepted())
+                    .isFalse();
+            assertThat(store.readLeader("g").join()).contains(record);
+        }
+    }
+
+    @Test
+    void aSchemaThatLostItsVersionRowsIsCompletedByAStoreThatMayCreate() {
+        String schema = freshSchema();
+        PostgresStore.connect(options(schema).build()).close();
+        execute(postgres, "DELETE FROM " + schema + ".schema_version");
+
+        PostgresStore.connect(options(schema).build()).close();
+
+        assertThat(versions(schema)).containsExactly(1, 2);
     }
 
     @Test
@@ -166,6 +247,9 @@ class PostgresSchemaTest {
             assertThat(store.fencedPut("g", "m", "k", "a", term, new byte[] {1}).join().accepted()).isTrue();
             assertThat(store.sweepExpired("g").join()).isEmpty();
             assertThat(store.release("g", "a", term).join()).isTrue();
+            assertThat(store.writeLeader(new LeaderRecord("g", term, "a", 1, "127.0.0.1:7001")).join().accepted())
+                    .isTrue();
+            assertThat(store.readLeader("g").join()).isPresent();
         }
         assertThatThrownBy(() -> PostgresStore.connect(PostgresStoreOptions.builder().jdbcUrl(postgres.jdbcUrl())
                 .user(user).password("app-pw").schema(freshSchema()).build()))
@@ -189,14 +273,14 @@ class PostgresSchemaTest {
     void aNewerSchemaVersionIsRefusedWithOrWithoutCreateSchema() {
         String schema = freshSchema();
         PostgresStore.connect(options(schema).build()).close();
-        execute(postgres, "INSERT INTO " + schema + ".schema_version (version) VALUES (2)");
+        execute(postgres, "INSERT INTO " + schema + ".schema_version (version) VALUES (3)");
 
         assertThatThrownBy(() -> PostgresStore.connect(options(schema).build()))
                 .isInstanceOf(StoreException.class)
-                .hasMessageContaining("schema " + schema + " is at version 2, newer than version 1")
+                .hasMessageContaining("schema " + schema + " is at version 3, newer than version 2")
                 .hasMessageContaining("upgrade baton-postgres");
         assertThatThrownBy(() -> PostgresStore.connect(options(schema).createSchema(false).build()))
-                .hasMessageContaining("is at version 2");
+                .hasMessageContaining("is at version 3");
     }
 
     @Test

@@ -7,6 +7,8 @@ import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
+import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.LeaderRecordWrite;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
 import dev.baton.core.store.MemberNotice;
@@ -19,6 +21,7 @@ import dev.baton.redis.internal.PubSubRouter;
 import dev.baton.redis.internal.RedisEventLog;
 import dev.baton.redis.internal.RedisFencedMaps;
 import dev.baton.redis.internal.RedisFencing;
+import dev.baton.redis.internal.RedisLeaderRecords;
 import dev.baton.redis.internal.RedisLeases;
 import dev.baton.redis.internal.RedisRegistry;
 import dev.baton.redis.internal.ScriptRunner;
@@ -48,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Layout.</b> Group {@code G} lives under the hash tag {@code {<keyPrefix>G}}: {@code :master} (leader's node
  * id), {@code :master_term}, {@code :heartbeat} and {@code :master_process} (all with the lease TTL), {@code :term}
  * (the term counter), {@code :processes} with {@code :processes:expiry}, {@code :fenced:<register>},
- * {@code :map:<name>} (a hash per fenced map) and {@code :events} with {@code :events:seq} (the event log, a list of
- * JSON newest first, and its id counter). Lease and member notices are published on {@code {…}:notices} and
+ * {@code :map:<name>} (a hash per fenced map), {@code :events} with {@code :events:seq} (the event log, a list of
+ * JSON newest first, and its id counter) and {@code :leader} (the leader record, a hash). Lease and member notices are published on {@code {…}:notices} and
  * {@code {…}:members}; {@link #subscribe} channels are {@code <keyPrefix><channel>}, so seed channels such as
  * {@code worker:slave:<id>} keep their names.
  *
@@ -82,6 +85,7 @@ public final class RedisStore implements CoordinationStore {
     private final RedisFencing fencing;
     private final RedisFencedMaps maps;
     private final RedisEventLog events;
+    private final RedisLeaderRecords leaderRecords;
     private final PubSubRouter router;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -98,6 +102,7 @@ public final class RedisStore implements CoordinationStore {
         this.fencing = new RedisFencing(scripts, commands, options.keyPrefix(), failures);
         this.maps = new RedisFencedMaps(scripts, commands, options.keyPrefix(), failures);
         this.events = new RedisEventLog(scripts, options.keyPrefix(), options.eventRetention(), failures);
+        this.leaderRecords = new RedisLeaderRecords(scripts, commands, options.keyPrefix(), failures);
         this.router = new PubSubRouter(connections.pubSub(), connections.resources().eventExecutorGroup(), failures);
     }
 
@@ -261,6 +266,18 @@ public final class RedisStore implements CoordinationStore {
     @Override
     public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
         return call("read recent events", () -> events.recent(group, limit));
+    }
+
+    /** One {@code HMGET} of the group's {@code {…}:leader} hash. */
+    @Override
+    public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
+        return call("read leader record", () -> leaderRecords.read(group));
+    }
+
+    /** One script, {@code leader_write.lua}: the compare-and-set on the term, atomic in Redis. */
+    @Override
+    public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
+        return call("write leader record", () -> leaderRecords.write(record));
     }
 
     /** Publishes on {@code <keyPrefix><channel>}; completes with the number of subscribers that received it. */

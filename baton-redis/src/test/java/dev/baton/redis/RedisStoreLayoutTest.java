@@ -13,6 +13,8 @@ import dev.baton.core.Capabilities;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
 import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.LeaderRecordWrite;
 import dev.baton.core.store.LeaseNotice;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
@@ -80,12 +82,14 @@ class RedisStoreLayoutTest {
         get(store.fencedWrite(group, "config", "a", term, new byte[] {1}));
         get(store.fencedPut(group, "items", "k", "a", term, new byte[] {2}));
         get(store.appendEvent(group, "a", "leader_elected", Map.of("term", Long.toString(term))));
+        get(store.writeLeader(new LeaderRecord(group, 1, "a", 1, "127.0.0.1:7001")));
 
         List<String> keys = raw.sync().keys("*" + group + "*");
 
         assertThat(keys).containsExactlyInAnyOrder(tag() + ":master", tag() + ":master_term", tag() + ":heartbeat",
                 tag() + ":master_process", tag() + ":term", tag() + ":processes", tag() + ":processes:expiry",
-                tag() + ":fenced:config", tag() + ":map:items", tag() + ":events", tag() + ":events:seq");
+                tag() + ":fenced:config", tag() + ":map:items", tag() + ":events", tag() + ":events:seq",
+                tag() + ":leader");
         assertThat(keys).extracting(SlotHash::getSlot).containsOnly(SlotHash.getSlot(tag()));
     }
 
@@ -107,6 +111,28 @@ class RedisStoreLayoutTest {
 
         assertThat(StoreCalls.failure(store.mapEntries(group, "items")))
                 .isInstanceOf(StoreException.class).hasMessageContaining("broken").hasMessageContaining("items");
+    }
+
+    @Test
+    void theLeaderRecordIsOneHashWithoutTtlHoldingEveryFieldAsText() {
+        get(store.writeLeader(new LeaderRecord(group, 9_007_199_254_740_993L, "node-a", 3, "10.0.0.7:7946")));
+
+        assertThat(raw.sync().hgetall(tag() + ":leader")).containsOnly(Map.entry("term", "9007199254740993"),
+                Map.entry("leader_id", "node-a"), Map.entry("process_id", "3"), Map.entry("address", "10.0.0.7:7946"));
+        assertThat(raw.sync().pttl(tag() + ":leader")).isEqualTo(-1);
+        LeaderRecordWrite oneBelow = get(store.writeLeader(
+                new LeaderRecord(group, 9_007_199_254_740_992L, "node-b", 4, "10.0.0.8:7946")));
+        assertThat(oneBelow.accepted()).as("a term one below, equal as a double").isFalse();
+    }
+
+    @Test
+    void anIncompleteLeaderRecordFailsReadsAndWritesNamingIt() {
+        raw.sync().hset(tag() + ":leader", "term", "4");
+
+        assertThat(StoreCalls.failure(store.readLeader(group)))
+                .isInstanceOf(StoreException.class).hasMessageContaining("leader record").hasMessageContaining("incomplete");
+        assertThat(StoreCalls.failure(store.writeLeader(new LeaderRecord(group, 5, "a", 1, "127.0.0.1:1"))))
+                .isInstanceOf(StoreException.class).hasMessageContaining("incomplete");
     }
 
     @Test

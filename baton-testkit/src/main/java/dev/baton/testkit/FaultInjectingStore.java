@@ -7,6 +7,8 @@ import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
+import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.LeaderRecordWrite;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
 import dev.baton.core.store.MemberNotice;
@@ -230,6 +232,17 @@ public final class FaultInjectingStore implements CoordinationStore {
     @Override
     public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
         return call("recentEvents", () -> delegate.recentEvents(group, limit));
+    }
+
+    @Override
+    public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
+        return call("readLeader", () -> delegate.readLeader(group));
+    }
+
+    /** While hung, the write is held and reaches the store on {@link #heal()}: a stale leader's late write. */
+    @Override
+    public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
+        return call("writeLeader", () -> delegate.writeLeader(record));
     }
 
     @Override

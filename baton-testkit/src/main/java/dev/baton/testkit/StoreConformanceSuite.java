@@ -11,6 +11,7 @@ import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
+import dev.baton.core.store.LeaderRecordStore;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
 import dev.baton.core.store.MemberNotice;
@@ -30,11 +31,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /**
  * The store contract (DESIGN §3), as tests every {@link CoordinationStore} must pass. A backend's test extends this
- * class and implements {@link #newStore()}; that is all.
+ * class and implements {@link #newStore()}; that is all. The nested {@link LeaderRecords} runs the
+ * {@link LeaderRecordStoreConformanceSuite} on the same backend.
  *
  * <p>Each test works in its own group, so a backend may share one server across tests. Time-based tests use real
  * time with short TTLs and Awaitility, because a store's expiry runs on the store's own clock.
@@ -89,6 +92,16 @@ public abstract class StoreConformanceSuite {
         AcquireResult result = get(store.acquire(group, node(nodeId), ttl));
         assertThat(result).as("acquire by %s", nodeId).isInstanceOf(AcquireResult.Granted.class);
         return ((AcquireResult.Granted) result).term();
+    }
+
+    /** Every {@code CoordinationStore} is a leader record store: the whole leader record contract, on this backend. */
+    @Nested
+    class LeaderRecords extends LeaderRecordStoreConformanceSuite {
+
+        @Override
+        protected LeaderRecordStore newStore() {
+            return StoreConformanceSuite.this.newStore();
+        }
     }
 
     // ---------------------------------------------------------------- leases

@@ -7,6 +7,8 @@ import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
+import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.LeaderRecordWrite;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
 import dev.baton.core.store.MemberNotice;
@@ -184,6 +186,16 @@ public final class TracingStore implements CoordinationStore {
     @Override
     public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
         return delegate.recentEvents(group, limit);
+    }
+
+    @Override
+    public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
+        return delegate.readLeader(group);
+    }
+
+    @Override
+    public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
+        return delegate.writeLeader(record);
     }
 
     @Override

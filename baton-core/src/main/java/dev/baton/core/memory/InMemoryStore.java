@@ -8,9 +8,12 @@ import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
+import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.LeaderRecordWrite;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
 import dev.baton.core.store.MemberNotice;
+import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.core.time.Clock;
 import java.time.Duration;
@@ -34,12 +37,16 @@ import java.util.function.Consumer;
  * <p>The store's clock is the {@link Clock} it is given, so under a fake clock leases expire exactly when the test
  * says. Every operation completes before it returns; notices are delivered on the calling thread after the store's
  * lock is released.
+ *
+ * <p>{@link #close()} forgets everything; afterwards the leader record calls fail with a {@link StoreException}, as
+ * every server store's calls do.
  */
 public final class InMemoryStore implements CoordinationStore {
 
     private final Clock clock;
     private final Map<String, GroupState> groups = new HashMap<>();
     private final Map<String, List<Consumer<byte[]>>> channels = new HashMap<>();
+    private boolean closed;
 
     public InMemoryStore() {
         this(Clock.system());
@@ -61,6 +68,7 @@ public final class InMemoryStore implements CoordinationStore {
         final Map<String, SortedMap<String, FencedValue>> maps = new HashMap<>();
         final ArrayDeque<ClusterEvent> events = new ArrayDeque<>();
         long eventId;
+        LeaderRecord leaderRecord;
         final List<Consumer<LeaseNotice>> leaseWatchers = new CopyOnWriteArrayList<>();
         final List<Consumer<MemberNotice>> memberWatchers = new CopyOnWriteArrayList<>();
 
@@ -320,6 +328,29 @@ public final class InMemoryStore implements CoordinationStore {
     }
 
     @Override
+    public synchronized CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
+        if (closed) {
+            return closedFailure("read leader record");
+        }
+        return CompletableFuture.completedFuture(Optional.ofNullable(group(group).leaderRecord));
+    }
+
+    @Override
+    public synchronized CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
+        if (closed) {
+            return closedFailure("write leader record");
+        }
+        GroupState g = group(record.group());
+        LeaderRecord stored = g.leaderRecord;
+        boolean accepted = stored == null || stored.term() < record.term()
+                || (stored.term() == record.term() && stored.leaderId().equals(record.leaderId()));
+        if (accepted) {
+            g.leaderRecord = record;
+        }
+        return CompletableFuture.completedFuture(new LeaderRecordWrite(accepted, g.leaderRecord));
+    }
+
+    @Override
     public CompletableFuture<Long> publish(String channel, byte[] message) {
         List<Consumer<byte[]>> handlers;
         synchronized (this) {
@@ -354,9 +385,14 @@ public final class InMemoryStore implements CoordinationStore {
     @Override
     public void close() {
         synchronized (this) {
+            closed = true;
             groups.clear();
             channels.clear();
         }
+    }
+
+    private static <T> CompletableFuture<T> closedFailure(String operation) {
+        return CompletableFuture.failedFuture(new StoreException(operation + " on memory failed: the store is closed"));
     }
 
     private static NodeInfo withDerivedRole(GroupState g, NodeInfo node, long now) {

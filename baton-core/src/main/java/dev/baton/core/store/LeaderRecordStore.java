@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
  * Where a group's one leader record lives: seed 004's {@code GMLeaderSetterGetter} ({@code GetDBLeader},
  * {@code SetDBLeader}, {@code Cleanup}), made safe by a compare-and-set on the term.
  *
- * <p>{@link #write} stores {@code record} only if the group has no record yet, or the stored term is smaller than
+ * <p>{@link #writeLeader} stores {@code record} only if the group has no record yet, or the stored term is smaller than
  * {@code record.term()}, or the stored record has the same term and the same {@code leaderId} (a leader refreshing
  * its own record). Anything else is refused and answered with the stored record, so a stale leader cannot overwrite a
  * newer one and a term is never given to two leaders. The stored term never goes down.

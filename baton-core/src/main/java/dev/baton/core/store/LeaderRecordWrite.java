@@ -1,7 +1,7 @@
 package dev.baton.core.store;
 
 /**
- * The answer to {@link LeaderRecordStore#write}.
+ * The answer to {@link LeaderRecordStore#writeLeader}.
  *
  * @param accepted whether the record was stored
  * @param current  the record the store holds after deciding: the written one if accepted, else the newer (or equal

@@ -14,21 +14,23 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Creates or checks Baton's tables at start. The SQL ships as one resource, {@value #RESOURCE}, written for psql
- * ({@code :"schema"} and {@code :'schema'} are psql variables) so that an administrator can apply the very same file
- * by hand; the store substitutes the configured schema and runs it in one transaction under a transaction-level
- * advisory lock, so stores starting together for the first time queue instead of racing.
+ * Creates, upgrades or checks Baton's tables at start. Each schema version ships as one resource,
+ * {@code dev/baton/postgres/schema-v<N>.sql}, written for psql ({@code :"schema"} and {@code :'schema'} are psql
+ * variables) so that an administrator can apply the very same files by hand. Version N's script only adds to version
+ * N - 1 and stamps {@code schema_version} with N; a shipped script is never edited.
  *
- * <p>The schema is versioned by {@code schema_version}: a store refuses a schema newer than {@link #VERSION}, whose
- * tables it might misuse, and with {@code createSchema=false} it also refuses a schema that is missing a table or
- * was never stamped with a version.
+ * <p>The store substitutes the configured schema and applies, in one transaction under a transaction-level advisory
+ * lock, every script newer than the schema's current version, so stores starting together queue instead of racing,
+ * and a version 1 schema is upgraded in place with its data. A store refuses a schema newer than {@link #VERSION},
+ * whose tables it might misuse; with {@code createSchema=false} it also refuses a schema that is missing a table, was
+ * never stamped with a version, or is older than {@link #VERSION} (naming the scripts to apply).
  */
 public final class SchemaSetup {
 
     /** The schema version this code reads and writes. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
-    /** Where the schema script ships, on the class path. */
+    /** The first version's script, the one a new database starts from; later versions follow it. */
     public static final String RESOURCE = "dev/baton/postgres/schema-v1.sql";
 
     private final SqlRunner sql;
@@ -39,23 +41,30 @@ public final class SchemaSetup {
         this.tables = tables;
     }
 
-    /** The script for {@code schema}, with the psql variables replaced. */
-    public static String script(String schema) {
+    /** The class-path location of version {@code version}'s script. */
+    public static String resource(int version) {
+        return "dev/baton/postgres/schema-v" + version + ".sql";
+    }
+
+    /** Version {@code version}'s script for {@code schema}, with the psql variables replaced. */
+    public static String script(String schema, int version) {
+        String resource = resource(version);
         String text;
-        try (InputStream in = SchemaSetup.class.getClassLoader().getResourceAsStream(RESOURCE)) {
+        try (InputStream in = SchemaSetup.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IllegalStateException(RESOURCE + " is missing from the class path");
+                throw new IllegalStateException(resource + " is missing from the class path");
             }
             text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + RESOURCE, e);
+            throw new UncheckedIOException("cannot read " + resource, e);
         }
         return text.replace(":\"schema\"", Tables.quoteIdentifier(schema))
                 .replace(":'schema'", Tables.quoteLiteral(schema));
     }
 
     /**
-     * Creates whatever is missing, after checking that an existing schema is not newer than this code. Blocks.
+     * Applies every version the schema lacks, after checking that an existing schema is not newer than this code.
+     * Blocks.
      *
      * @throws StoreException naming the schema and what is wrong
      */
@@ -67,11 +76,19 @@ public final class SchemaSetup {
                     lock.setString(1, "baton schema " + tables.schema());
                     lock.executeQuery().close();
                 }
+                int current = 0;
                 if (exists(c, "schema_version")) {
-                    refuseNewer(c);
+                    Integer version = version(c);
+                    if (version != null && version > VERSION) {
+                        throw newer(version);
+                    }
+                    current = version == null ? 0 : version;
                 }
-                try (Statement statement = c.createStatement()) {
-                    statement.execute(script(tables.schema()));
+                // A schema that lost its version rows gets every script again: each statement is idempotent.
+                for (int version = current + 1; version <= VERSION; version++) {
+                    try (Statement statement = c.createStatement()) {
+                        statement.execute(script(tables.schema(), version));
+                    }
                 }
                 c.commit();
                 return null;
@@ -79,8 +96,8 @@ public final class SchemaSetup {
                 rollbackQuietly(c);
                 if ("42501".equals(e.getSQLState())) {
                     throw new StoreException("cannot create schema " + tables.schema() + ": " + PgFailures.shortReason(e)
-                            + ". Grant CREATE on the database, or have an administrator apply " + RESOURCE + " ("
-                            + psqlHint() + ") and connect with createSchema(false)", e);
+                            + ". Grant CREATE on the database, or have an administrator apply the schema scripts ("
+                            + psqlHint(1) + ") and connect with createSchema(false)", e);
                 }
                 throw e;
             } catch (RuntimeException e) {
@@ -93,12 +110,21 @@ public final class SchemaSetup {
     }
 
     /**
-     * Checks that every table exists and the version is exactly {@link #VERSION}, creating nothing. Blocks.
+     * Checks that the version is exactly {@link #VERSION} and every table exists, creating nothing. Blocks.
      *
-     * @throws StoreException naming the missing tables or the version found
+     * @throws StoreException naming the missing tables, or the version found and the scripts to apply
      */
     public void verify() {
         sql.runNow("check schema " + tables.schema(), c -> {
+            Integer version = exists(c, "schema_version") ? version(c) : null;
+            if (version != null && version > VERSION) {
+                throw newer(version);
+            }
+            if (version != null && version < VERSION) {
+                throw new StoreException("schema " + tables.schema() + " is at version " + version + ", older than "
+                        + "version " + VERSION + " which this baton-postgres needs: apply " + scripts(version + 1)
+                        + " (" + psqlHint(version + 1) + "), or connect with createSchema(true) to upgrade it");
+            }
             List<String> missing = new ArrayList<>();
             for (String table : Tables.ALL) {
                 if (!exists(c, table)) {
@@ -108,31 +134,15 @@ public final class SchemaSetup {
             if (!missing.isEmpty()) {
                 throw new StoreException("schema " + tables.schema() + " is not set up and createSchema is false: "
                         + (missing.size() == 1 ? "table " : "tables ") + String.join(", ", missing)
-                        + (missing.size() == 1 ? " is" : " are") + " missing. Apply " + RESOURCE
-                        + " from the baton-postgres jar (" + psqlHint() + "), or connect with createSchema(true)");
+                        + (missing.size() == 1 ? " is" : " are") + " missing. Apply " + scripts(1)
+                        + " from the baton-postgres jar (" + psqlHint(1) + "), or connect with createSchema(true)");
             }
-            Integer version = version(c);
             if (version == null) {
                 throw new StoreException("schema " + tables.schema() + " has no row in schema_version (expected "
-                        + "version " + VERSION + "): apply " + RESOURCE + " (" + psqlHint() + ")");
-            }
-            if (version > VERSION) {
-                throw newer(version);
-            }
-            if (version < VERSION) {
-                throw new StoreException("schema " + tables.schema() + " is at version " + version + ", older than "
-                        + "version " + VERSION + " which this baton-postgres needs: apply " + RESOURCE + " ("
-                        + psqlHint() + ")");
+                        + "version " + VERSION + "): apply " + scripts(1) + " (" + psqlHint(1) + ")");
             }
             return null;
         });
-    }
-
-    private void refuseNewer(Connection c) throws SQLException {
-        Integer version = version(c);
-        if (version != null && version > VERSION) {
-            throw newer(version);
-        }
     }
 
     private StoreException newer(int version) {
@@ -159,8 +169,22 @@ public final class SchemaSetup {
         }
     }
 
-    private String psqlHint() {
-        return "psql -v schema=" + tables.schema() + " -1 -f schema-v1.sql";
+    /** The scripts from version {@code from} to {@link #VERSION}, as class-path resources. */
+    private static String scripts(int from) {
+        List<String> names = new ArrayList<>();
+        for (int version = from; version <= VERSION; version++) {
+            names.add(resource(version));
+        }
+        return names.size() == 1 ? names.get(0) : String.join(" then ", names);
+    }
+
+    /** One psql command applying the scripts from version {@code from} on, in order, in one transaction. */
+    private String psqlHint(int from) {
+        StringBuilder command = new StringBuilder("psql -v schema=" + tables.schema() + " -1");
+        for (int version = from; version <= VERSION; version++) {
+            command.append(" -f schema-v").append(version).append(".sql");
+        }
+        return command.toString();
     }
 
     private static void rollbackQuietly(Connection c) {

@@ -6,9 +6,9 @@ package dev.baton.postgres.internal;
  */
 public final class Tables {
 
-    /** Every table of schema version 1, in the order the verification reports them. */
+    /** Every table of the current schema version, in the order the verification reports them. */
     public static final java.util.List<String> ALL = java.util.List.of("schema_version", "leader_lease",
-            "cluster_nodes", "cluster_events", "fenced_registers", "fenced_maps");
+            "cluster_nodes", "cluster_events", "fenced_registers", "fenced_maps", "leader_records");
 
     private final String schema;
     private final String quoted;
@@ -50,6 +50,11 @@ public final class Tables {
 
     public String fencedMaps() {
         return quoted + ".fenced_maps";
+    }
+
+    /** Seed 004's leader record per group (schema version 2). */
+    public String leaderRecords() {
+        return quoted + ".leader_records";
     }
 
     /** {@code "name"}, with inner quotes doubled. */

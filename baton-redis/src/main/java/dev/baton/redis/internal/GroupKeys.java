@@ -80,6 +80,14 @@ public record GroupKeys(String tag) {
         return tag + ":events:seq";
     }
 
+    /**
+     * Hash of the group's leader record (seed 004's {@code GMLeader}): {@code term}, {@code leader_id},
+     * {@code process_id}, {@code address}. No TTL; only {@code leader_write.lua} writes it.
+     */
+    public String leader() {
+        return tag + ":leader";
+    }
+
     /** Pub/sub channel of lease notices ({@code acquired <term> <owner>}, {@code released <term> <owner>}). */
     public String noticesChannel() {
         return tag + ":notices";

@@ -20,11 +20,12 @@ public final class Scripts {
     public static final LuaScript FENCED_REMOVE = LuaScript.load("fenced_remove");
     public static final LuaScript APPEND_EVENT = LuaScript.load("append_event");
     public static final LuaScript RECENT_EVENTS = LuaScript.load("recent_events");
+    public static final LuaScript LEADER_WRITE = LuaScript.load("leader_write");
 
     /** All of the above, for loading at connect time. */
     public static final List<LuaScript> ALL = List.of(ACQUIRE, RENEW, RELEASE, READ, REGISTER, HEARTBEAT,
             UNREGISTER, MEMBERS, MEMBER, SWEEP, FENCED_WRITE, FENCED_PUT, FENCED_REMOVE, APPEND_EVENT,
-            RECENT_EVENTS);
+            RECENT_EVENTS, LEADER_WRITE);
 
     private Scripts() {}
 }
