@@ -21,8 +21,8 @@ sealed interface BackendSpec {
     String label();
 
     /**
-     * A {@link dev.baton.core.store.CoordinationStore}: {@code memory}, {@code redis://…} or {@code postgresql://…},
-     * with the lease election's timing.
+     * A {@link dev.baton.core.store.CoordinationStore}: {@code memory}, {@code redis://…} or
+     * {@code postgresql://…}, with the lease election's timing.
      *
      * @param uri    the {@code --backend} value as given; may contain a password, never print it
      * @param config the validated lease timing

@@ -1,13 +1,10 @@
 package dev.baton.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.baton.core.store.CoordinationStore;
-import dev.baton.core.store.Lease;
-import dev.baton.core.store.StoreException;
-import dev.baton.redis.RedisStore;
-import dev.baton.testkit.RedisServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,36 +13,36 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Everything {@code baton demo} starts: a private Redis, node processes on it, and a store client for reading the
- * lease. It owns their cleanup: {@link #close()} stops every node and the server, and a shutdown hook does the same if
- * the user interrupts the demo, so nothing it started outlives it.
+ * Everything {@code baton demo} starts: {@code baton node --backend peer} processes on loopback that elect their
+ * leader among themselves, with no server of any kind. Each gets a free loopback port and a data directory under one
+ * temporary directory, which also holds their logs. It owns their cleanup: {@link #close()} stops every node and
+ * deletes the directory, and a shutdown hook does the same if the user interrupts the demo, so nothing it started
+ * outlives it.
  *
  * <p>Every wait is bounded; a wait that runs out, or a node that exits while the demo still needs it, ends the demo
- * with a message that names what did not happen and where the nodes' logs are.
+ * with a message that names what did not happen and where the nodes' logs are (which are then kept).
  */
 final class DemoCluster implements AutoCloseable {
 
+    private static final String LOOPBACK = "127.0.0.1";
+
     private final String group;
     private final Duration timeout;
-    private final Path logDir;
+    private final Path workDir;
     private final BlockingQueue<DemoNode.Line> lines = new LinkedBlockingQueue<>();
     private final List<DemoNode> nodes = new ArrayList<>();
     private final List<DemoNode> stopping = new ArrayList<>();
     private final Map<DemoNode, String> knownLeaders = new HashMap<>();
     private final Thread cleanupHook = new Thread(this::close, "baton-demo-cleanup");
-    private RedisServer redis;
-    private CoordinationStore store;
     private boolean failed;
     private boolean closing;
 
@@ -53,40 +50,58 @@ final class DemoCluster implements AutoCloseable {
         this.group = group;
         this.timeout = timeout;
         try {
-            this.logDir = Files.createTempDirectory("baton-demo-");
+            this.workDir = Files.createTempDirectory("baton-demo-");
         } catch (IOException e) {
-            throw CliError.failure("demo: cannot create a directory for node logs: " + e.getMessage());
+            throw CliError.failure("demo: cannot create a temporary directory for the nodes: " + e.getMessage());
         }
         Runtime.getRuntime().addShutdownHook(cleanupHook);
     }
 
-    /** Starts the private Redis and connects the demo's own store client to it. */
-    synchronized RedisServer startRedis() {
+    /** Free loopback ports for {@code count} nodes' peer transports, as {@code 127.0.0.1:PORT}. */
+    static List<String> freeAddresses(int count) {
+        List<ServerSocket> held = new ArrayList<>();
         try {
-            redis = RedisServer.start();
-        } catch (RuntimeException e) {
-            throw CliError.failure("demo: cannot start a private Redis server: " + e.getMessage());
+            // Held open together, so the ports differ; closed before the nodes bind them.
+            for (int i = 0; i < count; i++) {
+                held.add(new ServerSocket(0, 1, InetAddress.getByName(LOOPBACK)));
+            }
+            return held.stream().map(socket -> LOOPBACK + ":" + socket.getLocalPort()).toList();
+        } catch (IOException e) {
+            throw CliError.failure("demo: cannot find free loopback ports: " + e.getMessage());
+        } finally {
+            for (ServerSocket socket : held) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // it was only a probe
+                }
+            }
         }
-        try {
-            store = RedisStore.connect(redis.uri());
-        } catch (StoreException e) {
-            throw CliError.failure("demo: cannot connect to the private Redis server: " + e.getMessage());
-        }
-        return redis;
     }
 
-    /** Starts a node process in the group, on the fast profile. */
-    synchronized DemoNode startNode(String name) {
-        List<String> args = List.of("--backend", redis.uri(), "--group", group, "--profile", "fast",
-                "--node-id", name, "--identifier", "demo-" + name);
-        DemoNode node;
-        try {
-            node = DemoNode.start(name, args, logDir.resolve(name + ".log"), lines);
-        } catch (UncheckedIOException e) {
-            throw CliError.failure("demo: cannot start node " + name + ": " + e.getCause().getMessage());
+    /**
+     * Starts one node per address, each a seed (so any majority of them can form the cluster), all in the cluster of
+     * that size, on the fast profile, with a data directory each.
+     */
+    synchronized List<DemoNode> startNodes(List<String> addresses) {
+        String seeds = String.join(",", addresses);
+        List<DemoNode> started = new ArrayList<>();
+        for (int i = 0; i < addresses.size(); i++) {
+            String name = "node-" + (i + 1);
+            List<String> args = List.of("--backend", "peer", "--group", group, "--profile", "fast",
+                    "--listen", addresses.get(i), "--seeds", seeds,
+                    "--cluster-size", Integer.toString(addresses.size()),
+                    "--data-dir", workDir.resolve(name).toString(), "--identifier", name);
+            DemoNode node;
+            try {
+                node = DemoNode.start(name, addresses.get(i), args, workDir.resolve(name + ".log"), lines);
+            } catch (UncheckedIOException e) {
+                throw CliError.failure("demo: cannot start node " + name + ": " + e.getCause().getMessage());
+            }
+            nodes.add(node);
+            started.add(node);
         }
-        nodes.add(node);
-        return node;
+        return started;
     }
 
     /** Tells the cluster that {@code node} is meant to exit, so its exit is not reported as a failure. */
@@ -124,6 +139,12 @@ final class DemoCluster implements AutoCloseable {
         return knownLeaders.get(node);
     }
 
+    /** The demo's name of the node with id {@code nodeId}, or the id itself if it is none of the demo's. */
+    synchronized String nameOf(String nodeId) {
+        return nodes.stream().filter(node -> node.id().equals(nodeId)).map(DemoNode::name).findFirst()
+                .orElse(nodeId);
+    }
+
     private DemoNode.Line next(String what, long deadline) {
         long left = deadline - System.nanoTime();
         DemoNode.Line line;
@@ -149,16 +170,14 @@ final class DemoCluster implements AutoCloseable {
         return line;
     }
 
-    /** The group's lease as Redis has it now, with the time it has left by Redis's clock. */
-    Optional<Lease> lease() {
-        try {
-            return store.read(group).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw CliError.failure("demo interrupted while reading the lease");
-        } catch (ExecutionException | TimeoutException e) {
-            throw CliError.failure("demo: cannot read the lease from Redis: " + e);
+    /** The nodes' names, joined for a sentence: {@code node-1 and node-3}. */
+    static String names(List<DemoNode> nodes) {
+        List<String> names = nodes.stream().map(DemoNode::name).toList();
+        if (names.size() <= 1) {
+            return String.join("", names);
         }
+        return names.subList(0, names.size() - 1).stream().collect(Collectors.joining(", "))
+                + " and " + names.get(names.size() - 1);
     }
 
     private synchronized boolean isExpectedExit(DemoNode node) {
@@ -168,12 +187,13 @@ final class DemoCluster implements AutoCloseable {
     /** Marks the demo as failed, so that the node logs survive cleanup for the user to read, and names them. */
     private synchronized Path keepLogs() {
         failed = true;
-        return logDir;
+        return workDir;
     }
 
     /**
-     * Stops every node, the store client and the server, then deletes the logs unless a failure kept them. Idempotent;
-     * synchronized so that the shutdown hook, if the user interrupts a cleanup already under way, waits for it.
+     * Stops every node, then deletes the temporary directory (data directories and logs) unless a failure kept it.
+     * Idempotent; synchronized so that the shutdown hook, if the user interrupts a cleanup already under way, waits
+     * for it.
      */
     @Override
     public synchronized void close() {
@@ -181,16 +201,10 @@ final class DemoCluster implements AutoCloseable {
             return;
         }
         closing = true;
-        nodes.forEach(DemoNode::terminate); // all at once: each node needs a moment to release and exit
+        nodes.forEach(DemoNode::terminate); // all at once: each node needs a moment to leave and exit
         nodes.forEach(DemoNode::close);
-        if (store != null) {
-            store.close();
-        }
-        if (redis != null) {
-            redis.close();
-        }
         if (!failed) {
-            deleteLogs();
+            deleteWorkDir();
         }
         if (Thread.currentThread() != cleanupHook) {
             try {
@@ -201,8 +215,8 @@ final class DemoCluster implements AutoCloseable {
         }
     }
 
-    private void deleteLogs() {
-        try (Stream<Path> files = Files.walk(logDir)) {
+    private void deleteWorkDir() {
+        try (Stream<Path> files = Files.walk(workDir)) {
             for (Path path : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);
             }

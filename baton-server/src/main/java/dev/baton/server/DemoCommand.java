@@ -1,43 +1,40 @@
 package dev.baton.server;
 
-import dev.baton.core.ElectionConfig;
-import dev.baton.core.store.Lease;
-import dev.baton.testkit.RedisServer;
+import dev.baton.peer.quorum.QuorumConfig;
+import dev.baton.peer.transport.PeerAddress;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code baton demo}: shows, on a laptop with nothing but a JDK, what Baton promises. It starts a private Redis and
- * three {@code baton node} processes, shows who leads, kills the leader with SIGKILL, and measures how long the group
- * was without a leader next to how much lease time the dead leader still had: a crash failover costs the remaining
- * lease and little more, because followers wake at the expiry they read instead of polling. Then it stops the new
- * leader gracefully to show that a released lease is handed on at once.
+ * {@code baton demo}: shows, on a laptop with nothing but a JDK, what Baton promises, with no server of any kind. It
+ * starts three {@code baton node --backend peer} processes on loopback that elect a leader among themselves (seed
+ * 003's quorum protocol), shows who leads under which term, kills the leader with SIGKILL, and shows the survivors
+ * electing a successor under a higher term and removing the dead node from the member list.
  *
- * <p>The narrative goes to stdout; the nodes' JSON lines are read, not shown. Everything started is stopped before
- * the command returns, also when it fails.
+ * <p>The narrative goes to stdout; the nodes' JSON lines are read, not shown. Everything started is stopped, and the
+ * temporary data directories are deleted, before the command returns, also when it fails (a failure keeps the logs).
  */
 @Command(
         name = "demo",
         mixinStandardHelpOptions = true,
-        header = "Shows a leader failover: a private Redis, 3 nodes, SIGKILL of the leader.",
-        description = "Shows a failover: starts a private Redis and 3 nodes, kills the leader with SIGKILL and "
-                + "measures the failover against the lease time the dead leader had left, then stops the new leader "
-                + "with SIGTERM to show a graceful handover. Stops everything it started and exits 0.")
+        header = "Shows a leader failover with no server: 3 peer nodes on loopback, SIGKILL of the leader.",
+        description = "Shows a failover with nothing installed: starts 3 'baton node --backend peer' processes on free "
+                + "loopback ports (fast profile, temporary data directories), waits until they elect a leader, kills "
+                + "the leader with SIGKILL, shows the new leader with its higher term and the dead node's removal, "
+                + "then stops everything, deletes the data directories and exits 0.")
 final class DemoCommand implements Callable<Integer> {
 
     private static final String GROUP = "baton-demo";
 
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "3",
-            description = "How many node processes to start, at least 3 (default: ${DEFAULT-VALUE}).")
+            description = "How many node processes to start, at least 3, so that a majority survives the kill "
+                    + "(default: ${DEFAULT-VALUE}).")
     int nodeCount;
 
     @Option(names = "--timeout", paramLabel = "DUR", defaultValue = "30s", converter = DurationConverter.class,
@@ -52,99 +49,81 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (nodeCount < 3) {
-            throw CliError.usage("--nodes must be at least 3 (one to kill, one to stop, one to take over), was "
+            throw CliError.usage("--nodes must be at least 3 (a majority must survive the leader's kill), was "
                     + nodeCount);
         }
         out = spec.commandLine().getOut();
         try (DemoCluster cluster = new DemoCluster(GROUP, timeout)) {
             run(cluster);
-            say("Stopping the remaining nodes and Redis.");
+            say("Stopping the remaining nodes (SIGTERM: each leaves the cluster) and deleting their data directories.");
         }
         say("Done.");
         return BatonCli.EXIT_OK;
     }
 
     private void run(DemoCluster cluster) {
-        ElectionConfig fast = ElectionConfig.fast();
-        say("Starting a private Redis server ...");
-        RedisServer redis = cluster.startRedis();
-        say("Redis is listening on %s (pid %d).", redis.uri(), redis.pid());
-        say("Starting %d nodes in group '%s' with the fast profile (lease TTL %s, renewed every %s) ...",
-                nodeCount, GROUP, millis(fast.leaseTtl()), millis(fast.renewInterval()));
-        List<DemoNode> nodes = new ArrayList<>();
-        for (int i = 1; i <= nodeCount; i++) {
-            DemoNode node = cluster.startNode("node-" + i);
-            nodes.add(node);
-            say("  %s started, pid %d", node.name(), node.pid());
+        List<String> addresses = DemoCluster.freeAddresses(nodeCount);
+        QuorumConfig fast = QuorumConfig.fast().clusterSize(nodeCount)
+                .seeds(addresses.stream().map(PeerAddress::parse).toList()).build();
+        say("Starting %d nodes of cluster '%s' on loopback with no server of any kind: they elect their leader "
+                + "among themselves (a majority of %d must agree).", nodeCount, GROUP, fast.majority());
+        say("Fast profile: keep-alives every %s; a leader not heard for %s is replaced.",
+                millis(fast.heartbeatInterval()), millis(fast.ttlTimeout()));
+        List<DemoNode> nodes = cluster.startNodes(addresses);
+        for (DemoNode node : nodes) {
+            say("  %s listens for its peers on %s, pid %d", node.name(), node.id(), node.pid());
         }
 
-        DemoNode.Line first = cluster.await("a first leader was elected", line -> isAcquired(line));
+        DemoNode.Line first = cluster.await("a first leader was elected", DemoCommand::isAcquired);
         DemoNode leader = first.from();
-        say("%s leads with term %d.", leader.name(), term(first));
-        awaitFollowers(cluster, nodes, leader);
-
-        DemoNode successor = killAndFailOver(cluster, leader);
-        handOver(cluster, successor);
-    }
-
-    /** Waits until every other node has reported the leader, so the kill hits a settled group. */
-    private void awaitFollowers(DemoCluster cluster, List<DemoNode> nodes, DemoNode leader) {
+        long firstTerm = term(first);
+        say("%s leads with term %d (the term is the fencing token: it only ever grows).", leader.name(), firstTerm);
         List<DemoNode> followers = nodes.stream().filter(node -> node != leader).toList();
         cluster.awaitState("every node saw " + leader.name() + " as leader", () -> followers.stream()
-                .allMatch(node -> leader.name().equals(cluster.leaderSeenBy(node))));
-        say("%s follow%s %s.", followers.stream().map(DemoNode::name).collect(Collectors.joining(" and ")),
-                followers.size() == 1 ? "s" : "", leader.name());
+                .allMatch(node -> leader.id().equals(cluster.leaderSeenBy(node))));
+        say("%s follow%s %s.", DemoCluster.names(followers), followers.size() == 1 ? "s" : "", leader.name());
+
+        killAndFailOver(cluster, leader, firstTerm);
     }
 
-    private DemoNode killAndFailOver(DemoCluster cluster, DemoNode leader) {
-        cluster.lease(); // a first read warms the connection up, so the measured one is a plain round trip
-        long readSent = System.nanoTime();
-        Optional<Lease> lease = cluster.lease();
-        long readDone = System.nanoTime();
-        if (lease.isEmpty() || !lease.get().owner().equals(leader.name())) {
-            throw CliError.failure("demo: Redis does not show " + leader.name() + " holding the lease, but "
-                    + lease.map(Lease::owner).orElse("no one"));
-        }
+    private void killAndFailOver(DemoCluster cluster, DemoNode leader, long firstTerm) {
         cluster.expectExit(leader);
         long killedAt = System.nanoTime();
         leader.kill();
-        // Redis measured the remaining time somewhere within the round trip; assume its middle, and say how exact
-        // that is.
-        long replyAt = readSent + (readDone - readSent) / 2;
-        long leftMs = TimeUnit.NANOSECONDS.toMillis(lease.get().remaining().toNanos() - (killedAt - replyAt));
-        long accuracyMs = Math.max(1, TimeUnit.NANOSECONDS.toMillis(readDone - readSent) / 2);
-        say("Killing leader %s (pid %d) with SIGKILL; its lease had %,d ms left (read from Redis just before, "
-                + "to within %d ms).", leader.name(), leader.pid(), leftMs, accuracyMs);
+        say("Killing leader %s (pid %d) with SIGKILL: it cannot hand over, the others only notice its silence.",
+                leader.name(), leader.pid());
 
         DemoNode.Line taken = cluster.await("another node took over after the kill",
                 line -> isAcquired(line) && line.from() != leader);
-        long failoverMs = TimeUnit.NANOSECONDS.toMillis(taken.receivedNanos() - killedAt);
-        say("%s took over with term %d, %,d ms after the kill.", taken.from().name(), term(taken), failoverMs);
-        long extraMs = failoverMs - leftMs;
-        if (extraMs >= 0) {
-            say("Failover %,d ms = lease left at the kill %,d ms + %,d ms to notice the expiry and take the lease.",
-                    failoverMs, leftMs, extraMs);
-        } else {
-            say("Failover %,d ms = the lease left at the kill, %,d ms (equal within the read's accuracy).",
-                    failoverMs, leftMs);
+        long failoverMs = sinceMs(killedAt, taken);
+        long newTerm = term(taken);
+        if (newTerm <= firstTerm) {
+            throw CliError.failure("demo: " + taken.from().name() + " took over with term " + newTerm
+                    + ", not above the dead leader's " + firstTerm);
         }
-        return taken.from();
-    }
+        say("%s took over with term %d, %,d ms after the kill: the followers missed the leader's keep-alive "
+                + "acknowledgements, checked with a majority that it was gone, and elected a successor.",
+                taken.from().name(), newTerm, failoverMs);
 
-    private void handOver(DemoCluster cluster, DemoNode leader) {
-        cluster.expectExit(leader);
-        long stoppedAt = System.nanoTime();
-        leader.terminate();
-        say("Stopping leader %s (pid %d) with SIGTERM: it releases its lease on the way out.", leader.name(),
-                leader.pid());
-        DemoNode.Line taken = cluster.await("another node took over after the release",
-                line -> isAcquired(line) && line.from() != leader);
-        say("%s took over with term %d, %s after the signal (graceful handover, no waiting for expiry).",
-                taken.from().name(), term(taken), millis(Duration.ofNanos(taken.receivedNanos() - stoppedAt)));
-        int exit = leader.awaitExit(timeout);
-        if (exit != 0) {
-            throw CliError.failure("demo: " + leader + " exited with " + (exit < 0 ? "no exit yet" : "code " + exit)
-                    + " after SIGTERM instead of 0");
+        DemoNode successor = taken.from();
+        long[] unreachableMs = {-1};
+        DemoNode.Line removed = cluster.await(successor.name() + " removed " + leader.name() + " from the members",
+                line -> {
+                    boolean aboutDeadLeader = line.from() == successor
+                            && leader.id().equals(line.json().path("member").asText());
+                    if (aboutDeadLeader && line.event().equals("member-state-changed")
+                            && line.json().path("to").asText().equals("UNREACHABLE")) {
+                        unreachableMs[0] = sinceMs(killedAt, line);
+                    }
+                    return aboutDeadLeader && line.event().equals("member-removed");
+                });
+        if (unreachableMs[0] >= 0) {
+            say("%s marked %s unreachable %,d ms after the kill (silent, and an indirect probe through another "
+                    + "member failed too), and removed it from the members at %,d ms.", successor.name(),
+                    leader.name(), unreachableMs[0], sinceMs(killedAt, removed));
+        } else {
+            say("%s removed %s from the members %,d ms after the kill.", successor.name(), leader.name(),
+                    sinceMs(killedAt, removed));
         }
     }
 
@@ -154,6 +133,10 @@ final class DemoCommand implements Callable<Integer> {
 
     private static long term(DemoNode.Line line) {
         return line.json().path("term").asLong();
+    }
+
+    private static long sinceMs(long startNanos, DemoNode.Line line) {
+        return TimeUnit.NANOSECONDS.toMillis(line.receivedNanos() - startNanos);
     }
 
     private static String millis(Duration duration) {

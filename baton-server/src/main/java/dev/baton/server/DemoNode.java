@@ -38,15 +38,22 @@ final class DemoNode implements AutoCloseable {
     private static final Duration EXIT_WAIT = Duration.ofSeconds(10);
 
     private final String name;
+    private final String id;
     private final Process process;
 
-    private DemoNode(String name, Process process) {
+    private DemoNode(String name, String id, Process process) {
         this.name = name;
+        this.id = id;
         this.process = process;
     }
 
-    /** Starts {@code baton node <args>} in a child JVM; its lines go to {@code sink}, its logs to {@code log}. */
-    static DemoNode start(String name, List<String> nodeArgs, Path log, BlockingQueue<Line> sink) {
+    /**
+     * Starts {@code baton node <args>} in a child JVM; its lines go to {@code sink}, its logs to {@code log}.
+     *
+     * @param name the name the demo calls the node by
+     * @param id   the node id the node prints in its lines (on peer, its listen address)
+     */
+    static DemoNode start(String name, String id, List<String> nodeArgs, Path log, BlockingQueue<Line> sink) {
         List<String> args = new ArrayList<>();
         args.add("node");
         args.addAll(nodeArgs);
@@ -58,7 +65,7 @@ final class DemoNode implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start node " + name, e);
         }
-        DemoNode node = new DemoNode(name, process);
+        DemoNode node = new DemoNode(name, id, process);
         Thread reader = new Thread(() -> node.readLines(sink), "demo-reader-" + name);
         reader.setDaemon(true);
         reader.start();
@@ -90,6 +97,11 @@ final class DemoNode implements AutoCloseable {
         return name;
     }
 
+    /** The node id in its JSON lines (its peer address). */
+    String id() {
+        return id;
+    }
+
     long pid() {
         return process.pid();
     }
@@ -98,12 +110,12 @@ final class DemoNode implements AutoCloseable {
         return process.isAlive();
     }
 
-    /** SIGKILL: the node gets no chance to release its lease, as in a crash. */
+    /** SIGKILL: the node gets no chance to hand its leadership over, as in a crash. */
     void kill() {
         process.destroyForcibly();
     }
 
-    /** SIGTERM: the node releases its lease (if it leads) and exits 0. */
+    /** SIGTERM: the node hands its leadership over (if it leads), leaves the cluster and exits 0. */
     void terminate() {
         process.destroy();
     }

@@ -22,17 +22,17 @@ import java.util.Optional;
  *       items, the store's event log, the work cluster) are refused or answered from this node's own state.</li>
  * </ul>
  *
- * <p>Life cycle, driven by {@code RunningNode}: {@link Backends#open(String, BackendSpec)} opens it (connects to the store, or
- * prepares the peer transport; an unreachable store or an unusable setting is a {@link CliError} usage error), then
- * {@link #election} is called exactly once (the election is built, not started; a serverless backend binds its port
- * here, so a port in use is a usage error before the node contends), then the node runs, then the election is closed
- * and after it {@link #close()}, which releases what {@code open} and {@code election} took (connections, sockets,
- * threads). {@code close()} is idempotent and safe when {@code election} was never called.
+ * <p>Life cycle, driven by {@code RunningNode}: {@link Backends#open(String, BackendSpec)} opens it (connects to the
+ * store, or prepares the peer transport; an unreachable store or an unusable setting is a {@link CliError} usage
+ * error), then {@link #election} is called exactly once (the election is built, not started; a serverless backend
+ * binds its port here, so a port in use is a usage error before the node contends), then the node runs, then the
+ * election is closed and after it {@link #close()}, which releases what {@code open} and {@code election} took
+ * (connections, sockets, threads). {@code close()} is idempotent and safe when {@code election} was never called.
  *
  * <p>Adding a backend (e.g. {@code --backend bully}): a {@link BackendSpec} record for its validated settings, an
- * implementation of this interface, a branch in {@link Backends#open(String, BackendSpec)}, its flags in {@link NodeCommand}
- * and its fields in {@link EventJson#nodeStarted}. Code that needs a shared store asks {@link #store()} and says
- * plainly when there is none.
+ * implementation of this interface, a branch in {@link Backends#open(String, BackendSpec)}, its flags in
+ * {@link NodeCommand} and its fields in {@link EventJson#nodeStarted}. Code that needs a shared store asks
+ * {@link #store()} and says plainly when there is none.
  */
 interface NodeBackend extends AutoCloseable {
 

@@ -80,6 +80,28 @@ class CliErrorsTest {
     }
 
     @Test
+    void peerWithoutListenAddress() {
+        assertUserError(List.of("node", "--backend", "peer", "--group", "g", "--seeds", "127.0.0.1:7401",
+                "--cluster-size", "1"), "--listen");
+    }
+
+    @Test
+    void fencedWritesOnPeer() {
+        assertUserError(List.of("node", "--backend", "peer", "--group", "g", "--listen", "127.0.0.1:7401",
+                "--seeds", "127.0.0.1:7401", "--cluster-size", "1", "--fenced-writes", "100ms"), "--fenced-writes",
+                "--backend peer has none");
+    }
+
+    @Test
+    void peerPortInUse() throws IOException {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            String address = "127.0.0.1:" + taken.getLocalPort();
+            assertUserError(List.of("node", "--backend", "peer", "--group", "g", "--listen", address, "--seeds",
+                    address, "--cluster-size", "1"), "--listen", "cannot listen on " + address);
+        }
+    }
+
+    @Test
     void missingCommand() {
         assertUserError(List.of(), "missing command");
     }

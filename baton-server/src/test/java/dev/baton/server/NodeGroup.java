@@ -19,6 +19,13 @@ final class NodeGroup implements AutoCloseable {
         return node;
     }
 
+    /** Starts {@code baton <args>} (no {@code --node-id} added: a peer node's id is its listen address). */
+    synchronized NodeProcess run(String name, List<String> args) {
+        NodeProcess node = NodeProcess.run(name, args);
+        nodes.add(node);
+        return node;
+    }
+
     synchronized List<NodeProcess> all() {
         return List.copyOf(nodes);
     }
