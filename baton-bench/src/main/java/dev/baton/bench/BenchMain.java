@@ -5,6 +5,10 @@ import dev.baton.bench.first.FirstElectionScenario;
 import dev.baton.bench.handover.HandoverScenario;
 import dev.baton.bench.http.HttpStatusScenario;
 import dev.baton.bench.http.NginxFailoverScenario;
+import dev.baton.bench.peer.PeerConvergenceScenario;
+import dev.baton.bench.peer.PeerFailoverScenario;
+import dev.baton.bench.peer.PeerHandoverScenario;
+import dev.baton.bench.peer.PeerMessagesScenario;
 import dev.baton.bench.registry.RegistryScenario;
 import dev.baton.bench.support.Environment;
 import java.io.PrintStream;
@@ -28,7 +32,9 @@ public final class BenchMain {
     private static Map<String, Scenario> scenarios() {
         Map<String, Scenario> all = new LinkedHashMap<>();
         for (Scenario s : List.of(new HandoverScenario(), new FailoverScenario(), new FirstElectionScenario(),
-                new RegistryScenario(), new NginxFailoverScenario(), new HttpStatusScenario())) {
+                new RegistryScenario(), new NginxFailoverScenario(), new HttpStatusScenario(),
+                new PeerFailoverScenario(), new PeerHandoverScenario(), new PeerMessagesScenario(),
+                new PeerConvergenceScenario())) {
             all.put(s.name(), s);
         }
         return all;
