@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
@@ -132,6 +133,104 @@ public record WorkItem(
     public WorkItem withSubscriptionIdentifier(String id) {
         return new WorkItem(id, rtspUrl, modelId, modelName, modelUrl, snapshotUrl, snapshotInterval, cropX1, cropY1,
                 cropX2, cropY2, weight, createdAt);
+    }
+
+    /** This item with another model URL, e.g. a fresh pre-signed one resolved at assignment time. */
+    public WorkItem withModelUrl(String url) {
+        return new WorkItem(subscriptionIdentifier, rtspUrl, modelId, modelName, url, snapshotUrl, snapshotInterval,
+                cropX1, cropY1, cropX2, cropY2, weight, createdAt);
+    }
+
+    /** This item with a creation time (ISO-8601 UTC). */
+    public WorkItem withCreatedAt(String timestamp) {
+        return new WorkItem(subscriptionIdentifier, rtspUrl, modelId, modelName, modelUrl, snapshotUrl,
+                snapshotInterval, cropX1, cropY1, cropX2, cropY2, weight, timestamp);
+    }
+
+    /**
+     * A builder for an item with the given id; {@link Builder#build()} validates like the constructor. The facade
+     * ({@code WorkCluster.subscribe}) further requires the seed's {@code displayId;cameraId} id format.
+     */
+    public static Builder builder(String subscriptionIdentifier) {
+        return new Builder(subscriptionIdentifier);
+    }
+
+    /** Collects an item's fields; not thread-safe. Every setter returns the builder. */
+    public static final class Builder {
+        private final String subscriptionIdentifier;
+        private String rtspUrl;
+        private Long modelId;
+        private String modelName;
+        private String modelUrl;
+        private String snapshotUrl;
+        private Long snapshotInterval;
+        private Integer cropX1;
+        private Integer cropY1;
+        private Integer cropX2;
+        private Integer cropY2;
+        private Integer weight;
+        private String createdAt;
+
+        private Builder(String subscriptionIdentifier) {
+            this.subscriptionIdentifier = subscriptionIdentifier;
+        }
+
+        /** The camera's stream, {@code rtsp://} or {@code rtsps://}; required. */
+        public Builder rtspUrl(String value) {
+            this.rtspUrl = value;
+            return this;
+        }
+
+        /** The AI model's database id (at least 1) and name; both required. */
+        public Builder model(long id, String name) {
+            this.modelId = id;
+            this.modelName = name;
+            return this;
+        }
+
+        /** Where a worker downloads the model, http(s); optional (an assignment hook may supply it instead). */
+        public Builder modelUrl(String value) {
+            this.modelUrl = value;
+            return this;
+        }
+
+        /** A snapshot endpoint, http(s), and the interval between snapshots; both optional. */
+        public Builder snapshot(String url, Duration interval) {
+            this.snapshotUrl = url;
+            this.snapshotInterval = interval == null ? null : interval.toMillis();
+            return this;
+        }
+
+        /** The crop region in pixels: top-left ({@code x1}, {@code y1}), bottom-right ({@code x2}, {@code y2}). */
+        public Builder crop(int x1, int y1, int x2, int y2) {
+            this.cropX1 = x1;
+            this.cropY1 = y1;
+            this.cropX2 = x2;
+            this.cropY2 = y2;
+            return this;
+        }
+
+        /** The cost in weighted balancing, 1 to {@value WorkItem#MAX_WEIGHT}; optional (1). */
+        public Builder weight(int value) {
+            this.weight = value;
+            return this;
+        }
+
+        /** When the subscription was created, ISO-8601 UTC; optional. */
+        public Builder createdAt(String value) {
+            this.createdAt = value;
+            return this;
+        }
+
+        /**
+         * The item.
+         *
+         * @throws InvalidWorkItemException naming the first field at fault
+         */
+        public WorkItem build() {
+            return new WorkItem(subscriptionIdentifier, rtspUrl, modelId, modelName, modelUrl, snapshotUrl,
+                    snapshotInterval, cropX1, cropY1, cropX2, cropY2, weight, createdAt);
+        }
     }
 
     private static void checkCrop(Integer x1, Integer y1, Integer x2, Integer y2) {

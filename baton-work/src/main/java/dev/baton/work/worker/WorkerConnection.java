@@ -152,6 +152,20 @@ public final class WorkerConnection implements AutoCloseable {
         });
     }
 
+    /**
+     * Remembers a subscription the worker already runs (its state report lists it) without sending it: it is re-sent
+     * after a reconnect like any held one. A new leader uses this to take over what its predecessor subscribed
+     * without subscribing anything twice.
+     */
+    public void adopt(WorkerCommand.Subscribe subscribe) {
+        Objects.requireNonNull(subscribe, "subscribe");
+        scheduler.execute(() -> {
+            synchronized (this) {
+                held.put(subscribe.subscriptionIdentifier(), subscribe);
+            }
+        });
+    }
+
     /** Asks the worker to stop a subscription and forgets it. */
     public void unsubscribe(String subscriptionIdentifier) {
         Objects.requireNonNull(subscriptionIdentifier, "subscriptionIdentifier");

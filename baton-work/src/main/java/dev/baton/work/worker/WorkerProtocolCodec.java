@@ -130,7 +130,18 @@ public final class WorkerProtocolCodec {
 
     /** Reads a message from a worker. */
     public WorkerMessage decodeMessage(String json) throws WorkerProtocolException {
-        ObjectNode root = parse(json);
+        return decodeTree(parse(json));
+    }
+
+    /**
+     * Reads a worker's message already parsed as JSON, e.g. one embedded in a larger document (the work cluster's
+     * routed results). Size is not checked here: the enclosing document was.
+     */
+    public WorkerMessage decodeMessage(JsonNode node) throws WorkerProtocolException {
+        return decodeTree(checkMessage(node));
+    }
+
+    private WorkerMessage decodeTree(ObjectNode root) throws WorkerProtocolException {
         String type = root.get("type").textValue();
         Fields f = new Fields(type, "", root);
         switch (type) {
@@ -167,6 +178,11 @@ public final class WorkerProtocolCodec {
 
     /** The JSON text of a worker's message, as a worker sends it. */
     public String encode(WorkerMessage message) {
+        return tree(message).toString();
+    }
+
+    /** A worker's message as a JSON tree, as a worker sends it; to embed in a larger document. */
+    public ObjectNode tree(WorkerMessage message) {
         ObjectNode root = NODES.objectNode();
         root.put("type", message.type());
         if (message instanceof WorkerMessage.StateReport r) {
@@ -206,7 +222,7 @@ public final class WorkerProtocolCodec {
             root.put("sessionId", p.sessionId());
             root.set("data", mapper.valueToTree(p.data()));
         }
-        return root.toString();
+        return root;
     }
 
     // ---------------------------------------------------------------- parsing
@@ -257,6 +273,13 @@ public final class WorkerProtocolCodec {
         }
         if (node == null || node.isMissingNode()) {
             throw new WorkerProtocolException(Problem.MALFORMED_JSON, "malformed JSON: empty message");
+        }
+        return checkMessage(node);
+    }
+
+    private static ObjectNode checkMessage(JsonNode node) throws WorkerProtocolException {
+        if (node == null || node.isMissingNode()) {
+            throw new WorkerProtocolException(Problem.NOT_A_MESSAGE, "not a message: nothing there");
         }
         if (!(node instanceof ObjectNode object)) {
             throw new WorkerProtocolException(Problem.NOT_A_MESSAGE,

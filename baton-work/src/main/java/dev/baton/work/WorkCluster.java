@@ -1,0 +1,850 @@
+package dev.baton.work;
+
+import dev.baton.core.Election;
+import dev.baton.core.ElectionEvent;
+import dev.baton.core.Leadership;
+import dev.baton.core.Membership;
+import dev.baton.core.NodeInfo;
+import dev.baton.core.Registration;
+import dev.baton.core.Role;
+import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedValue;
+import dev.baton.core.store.Subscription;
+import dev.baton.core.time.Clock;
+import dev.baton.core.time.ExecutorScheduler;
+import dev.baton.core.time.Scheduler;
+import dev.baton.work.reconcile.LeaderEnvironment;
+import dev.baton.work.reconcile.LeaderRole;
+import dev.baton.work.route.BusCodec;
+import dev.baton.work.route.BusMessage;
+import dev.baton.work.source.DesiredStateSource;
+import dev.baton.work.worker.JdkWebSocketTransport;
+import dev.baton.work.worker.WorkerEvent;
+import dev.baton.work.worker.WorkerMessage;
+import dev.baton.work.worker.WorkerTransport;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A cluster of workers shared by a group of processes: seed 001's {@code DetectorCluster}, the same API on the leader
+ * and on every other process.
+ *
+ * <p>The process that leads the election (seed: the master) holds a WebSocket to every worker, regenerates the
+ * desired items from the store and the {@link DesiredStateSource} on every {@code regenerate_subscriptions} notice
+ * and every 30 s, plans where each item runs, subscribes and unsubscribes, and records the actual state in the store
+ * under its term, so that a deposed leader's writes are refused and a new leader resumes from the store and the
+ * workers' reports without subscribing anything twice. Results go from the leader to the processes that want them
+ * over the store's pub/sub: per-item listeners get their item's results on the process that registered them;
+ * global listeners get each result on exactly one process, chosen by the worker -> process assignment. Delivery is
+ * at least once.
+ *
+ * <pre>{@code
+ * WorkCluster cluster = WorkCluster.builder(election, store)
+ *         .workers(List.of("ws://10.0.0.5:8000", "ws://10.0.0.6:8000"))   // the seed's DETECTOR_WORKERS
+ *         .assignmentHook((item, worker) -> item.withModelUrl(presign(item.modelId())))
+ *         .build();
+ * cluster.addListener(event -> log.info("{}", event.name()));
+ * cluster.addGlobalDetectionListener(result -> analytics.record(result));
+ * cluster.start();
+ * election.start();
+ * cluster.subscribe(WorkItem.builder("display-1;camera-7").rtspUrl("rtsp://10.0.1.7/stream")
+ *         .model(42, "vehicle-detection-v2").build()).join();
+ * }</pre>
+ *
+ * <p>Life cycle: built, {@link #start() started} once (add listeners before, so none misses an event), then
+ * {@link #close() closed} once. Closing stops this process's part (a leader closes its worker connections); it does
+ * not close the election or the store, which the caller owns. All methods are thread-safe.
+ *
+ * <p>Threads: the cluster's state machine runs on one scheduler (its own thread unless one is passed in); listeners
+ * run on the listener executor (its own thread unless one is passed in), one call at a time; the desired state
+ * source, the assignment hook and the session handler run on the source executor.
+ */
+public final class WorkCluster implements AutoCloseable {
+
+    /** The life cycle. */
+    public enum State { NEW, STARTED, CLOSED }
+
+    private static final Logger log = LoggerFactory.getLogger(WorkCluster.class);
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private final Election election;
+    private final CoordinationStore store;
+    private final Membership membership;
+    private final String group;
+    private final String processId;
+    private final WorkClusterConfig config;
+    private final StoreLayout layout;
+    private final List<String> workerUrls;
+    private final Scheduler scheduler;
+    private final Clock clock;
+    private final Executor listenerExecutor;
+    private final Runnable closeOwned;
+    private final boolean ownScheduler;
+    private final BusCodec codec = new BusCodec();
+    private final LeaderEnvironment env;
+    private final LocalListeners listeners;
+    private final LeaderClient client;
+    private final ResultInbox inbox;
+    private final List<WorkClusterListener> clusterListeners = new CopyOnWriteArrayList<>();
+
+    private volatile State state = State.NEW;
+    private volatile LeaderRole role;
+    private LeaderRole previousRole;
+    private volatile long lostUpTo = Long.MIN_VALUE;
+    private Subscription channel;
+    private Registration electionRegistration;
+    private Scheduler.Cancellable refreshTimer = Scheduler.Cancellable.NONE;
+    // Listener announcements, on the scheduler.
+    private long acknowledgedVersion = -1;
+    private boolean announcing;
+    private boolean announceAgain;
+    private final TreeMap<Long, List<CompletableFuture<Void>>> waitingRouted = new TreeMap<>();
+
+    private WorkCluster(Builder b) {
+        this.election = b.election;
+        this.store = b.store;
+        this.membership = b.membership != null ? b.membership : b.election.membership();
+        this.group = b.election.group();
+        this.processId = b.election.nodeId();
+        this.config = b.config;
+        this.layout = b.config.layout();
+        this.workerUrls = List.copyOf(b.workers);
+        this.clock = b.clock;
+        Random random = b.random != null ? b.random : new Random(new SecureRandom().nextLong());
+        List<Runnable> owned = new ArrayList<>();
+        if (b.scheduler != null) {
+            this.scheduler = b.scheduler;
+            this.ownScheduler = false;
+        } else {
+            ExecutorScheduler own = new ExecutorScheduler("work-" + group);
+            this.scheduler = own;
+            this.ownScheduler = true;
+            owned.add(() -> own.close(Duration.ofSeconds(1)));
+        }
+        if (b.listenerExecutor != null) {
+            this.listenerExecutor = b.listenerExecutor;
+        } else {
+            ExecutorScheduler own = new ExecutorScheduler("work-listeners-" + group);
+            this.listenerExecutor = own::execute;
+            owned.add(() -> own.execute(() -> own.close(Duration.ZERO)));
+        }
+        Executor sourceExecutor;
+        if (b.sourceExecutor != null) {
+            sourceExecutor = b.sourceExecutor;
+        } else {
+            ExecutorService pool = Executors.newFixedThreadPool(4, r -> {
+                Thread t = new Thread(r, "baton-work-source-" + group + "-" + THREADS.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+            sourceExecutor = pool;
+            owned.add(pool::shutdownNow);
+        }
+        this.closeOwned = () -> owned.forEach(Runnable::run);
+        WorkerTransport transport = b.transport != null ? b.transport
+                : new JdkWebSocketTransport(config.connection().maxMessageBytes());
+        long incarnation = random.nextLong();
+        this.listeners = new LocalListeners(processId, incarnation,
+                version -> scheduler.execute(() -> announce(false)));
+        this.client = new LeaderClient(group, processId, incarnation, store, codec, scheduler, clock, config,
+                () -> role);
+        this.inbox = new ResultInbox(group, processId, store, codec, scheduler, clock, config,
+                new ResultInbox.Sink() {
+                    @Override
+                    public void result(String workerUrl, WorkerMessage.ImageDetection detection, boolean global) {
+                        deliver(workerUrl, detection, global);
+                    }
+
+                    @Override
+                    public void ack(BusMessage.Ack ack) {
+                        LeaderRole current = role;
+                        if (current != null) {
+                            current.acked(ack.from(), ack.stream(), ack.upTo());
+                        }
+                        if (previousRole != null) {
+                            previousRole.acked(ack.from(), ack.stream(), ack.upTo());
+                        }
+                    }
+
+                    @Override
+                    public void answer(BusMessage.Response response) {
+                        client.answered(response);
+                    }
+                });
+        this.env = new LeaderEnvironment(store, group, processId, membership, config, workerUrls, scheduler, clock,
+                random, transport, sourceExecutor, b.source, b.hook, b.sessions, codec, this::emit, this::deliver);
+    }
+
+    /**
+     * Starts building a work cluster for {@code election}'s group on {@code store} (the store the election runs on,
+     * or any store all the group's processes share).
+     */
+    public static Builder builder(Election election, CoordinationStore store) {
+        return new Builder(election, store);
+    }
+
+    // ---------------------------------------------------------------- life cycle
+
+    /**
+     * Starts this process's part: listens on its channel and to the election, announces its listeners, and starts
+     * leading at once if the election already leads. Runs once; later calls do nothing.
+     */
+    public void start() {
+        synchronized (this) {
+            if (state != State.NEW) {
+                return;
+            }
+            state = State.STARTED;
+        }
+        channel = store.subscribe(layout.processChannel(processId), bytes -> scheduler.execute(() -> {
+            if (state == State.STARTED) {
+                inbox.received(bytes);
+            }
+        }));
+        electionRegistration = election.addListener(this::onElectionEvent);
+        scheduler.execute(() -> {
+            election.leadership().ifPresent(this::startRole);
+            announce(true);
+            scheduleRefresh();
+        });
+    }
+
+    /** The life cycle state. */
+    public State state() {
+        return state;
+    }
+
+    /**
+     * Stops this process's part: a leader stops leading (closes the worker connections), requests still waiting
+     * fail, listeners get nothing more. Does not close the election or the store. Idempotent; blocks up to about
+     * a second while the cluster's own threads finish.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            state = State.CLOSED;
+        }
+        if (electionRegistration != null) {
+            electionRegistration.close();
+        }
+        LeaderRole current = role;
+        if (current != null) {
+            current.deactivate();
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        scheduler.execute(() -> {
+            refreshTimer.cancel();
+            if (role != null) {
+                stopRole(role, "the work cluster was closed");
+            }
+            client.closeAll();
+            for (List<CompletableFuture<Void>> waiting : waitingRouted.values()) {
+                waiting.forEach(f -> f.completeExceptionally(new WorkClusterException("the work cluster was closed")));
+            }
+            waitingRouted.clear();
+            if (channel != null) {
+                channel.close();
+            }
+            scheduler.execute(() -> done.complete(null)); // after the connections' close tasks
+        });
+        if (ownScheduler) {
+            await(done, config.stopTimeout());
+        }
+        closeOwned.run();
+    }
+
+    // ---------------------------------------------------------------- the seed's DetectorCluster API
+
+    /**
+     * Subscribes an item (the seed's {@code subscribeToCamera}): stores it in the desired items, from any process;
+     * the leader assigns it to a worker. Idempotent: subscribing an item again replaces it (a changed item is sent to
+     * its worker again only when it moves). Stored items survive restarts of every process.
+     *
+     * @return completes with {@code true} once the leader has stored the item, or fails with a
+     *     {@link WorkClusterException} if no leader answered within the request timeout
+     * @throws InvalidWorkItemException (at once) if the id is not the seed's {@code displayId;cameraId}
+     * @throws IllegalStateException    if the cluster is not started or is closed
+     */
+    public CompletableFuture<Boolean> subscribe(WorkItem item) {
+        Objects.requireNonNull(item, "item");
+        SubscriptionIdentifier.parse(item.subscriptionIdentifier());
+        requireStarted();
+        WorkItem stored = item.createdAt() == null ? item.withCreatedAt(clock.instant().toString()) : item;
+        String id = item.subscriptionIdentifier();
+        return client.request(requestId -> new BusMessage.SubscribeItem(group, requestId, processId, stored),
+                "subscribe '" + id + "'").thenApply(v -> true);
+    }
+
+    /**
+     * Subscribes an item and adds a per-item listener for its results on this process (the seed's
+     * {@code subscribeToCamera} with its {@code callback}).
+     */
+    public CompletableFuture<Boolean> subscribe(WorkItem item, DetectionListener callback) {
+        Objects.requireNonNull(callback, "callback");
+        SubscriptionIdentifier.parse(Objects.requireNonNull(item, "item").subscriptionIdentifier());
+        requireStarted();
+        addDetectionListener(item.subscriptionIdentifier(), callback);
+        return subscribe(item);
+    }
+
+    /**
+     * Unsubscribes an item (the seed's {@code unsubscribeFromCamera}): removes this process's listeners for it at
+     * once and the item from the stored desired items; the leader stops it on its worker. Idempotent: unsubscribing
+     * an unknown item succeeds. An item that comes from the {@link DesiredStateSource} stays desired until the source
+     * drops it.
+     *
+     * @return completes with {@code true} once the leader has removed it
+     */
+    public CompletableFuture<Boolean> unsubscribe(String subscriptionIdentifier) {
+        WorkItem.checkId(subscriptionIdentifier);
+        requireStarted();
+        listeners.removeAll(Set.of(subscriptionIdentifier));
+        return client.request(requestId -> new BusMessage.UnsubscribeItem(group, requestId, processId,
+                subscriptionIdentifier), "unsubscribe '" + subscriptionIdentifier + "'").thenApply(v -> true);
+    }
+
+    /**
+     * Unsubscribes every item of a camera, {@code *;cameraId} (the seed's {@code unsubscribeFromAllWithCameraID}),
+     * and removes this process's listeners for them.
+     *
+     * @return completes with the number of stored items removed
+     */
+    public CompletableFuture<Integer> unsubscribeAllWithCameraId(String cameraId) {
+        Objects.requireNonNull(cameraId, "cameraId");
+        if (cameraId.isBlank() || cameraId.indexOf(';') >= 0) {
+            throw new InvalidWorkItemException("cameraId", "cameraId must be non-blank and contain no ';', was '"
+                    + cameraId + "'");
+        }
+        requireStarted();
+        Set<String> local = new HashSet<>();
+        for (String item : listeners.items()) {
+            if (SubscriptionIdentifier.isOfCamera(item, cameraId)) {
+                local.add(item);
+            }
+        }
+        listeners.removeAll(local);
+        return client.request(requestId -> new BusMessage.UnsubscribeCamera(group, requestId, processId, cameraId),
+                "unsubscribe camera '" + cameraId + "'").thenApply(Long::intValue);
+    }
+
+    /**
+     * Adds a listener for one item's results on this process (the seed's {@code addDetectionListener}): it gets
+     * them whoever leads, at least once, from the time {@link ListenerRegistration#routed()} completes.
+     */
+    public ListenerRegistration addDetectionListener(String subscriptionIdentifier, DetectionListener listener) {
+        WorkItem.checkId(subscriptionIdentifier);
+        Objects.requireNonNull(listener, "listener");
+        long version = listeners.add(subscriptionIdentifier, listener);
+        return registration(version, () -> listeners.remove(subscriptionIdentifier, listener));
+    }
+
+    /**
+     * Adds a listener for every result (the seed's {@code addGlobalDetectionListener}). Each result reaches the
+     * global listeners of exactly one process: the one assigned the result's worker in {@code worker:assignments},
+     * which the leader balances over the processes that have global listeners.
+     */
+    public ListenerRegistration addGlobalDetectionListener(DetectionListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        long version = listeners.addGlobal(listener);
+        return registration(version, () -> listeners.removeGlobal(listener));
+    }
+
+    /**
+     * Associates a session with an item's display on the worker running it (the seed's {@code setSessionId}); not
+     * restored after a worker reconnects, as in the seed.
+     *
+     * @param sessionId the session, or {@code null} to clear it
+     * @return completes with {@code true} if the item runs on an online worker and the command was sent, else
+     *     {@code false}
+     */
+    public CompletableFuture<Boolean> setSessionId(String subscriptionIdentifier, Long sessionId) {
+        WorkItem.checkId(subscriptionIdentifier);
+        requireStarted();
+        return client.request(requestId -> new BusMessage.SetSession(group, requestId, processId,
+                subscriptionIdentifier, sessionId), "setSessionId '" + subscriptionIdentifier + "'")
+                .thenApply(v -> v == 1);
+    }
+
+    /**
+     * Asks the leader to reload the desired state now (the seed's {@code triggerSubscriptionUpdate}, which sends
+     * {@code regenerate_subscriptions}); call it after changing what the {@link DesiredStateSource} reads, or after
+     * writing items to the store outside this API. Fire and forget: completes once the notice is sent.
+     */
+    public CompletableFuture<Void> requestRegeneration(String reason) {
+        requireStarted();
+        LeaderRole current = role;
+        if (current != null && current.isActive()) {
+            scheduler.execute(() -> current.regenerate(reason));
+            return CompletableFuture.completedFuture(null);
+        }
+        BusMessage.Regenerate notice = new BusMessage.Regenerate(group, reason, processId, clock.instant().toString());
+        return store.publish(layout.commandsChannel(), codec.encode(notice)).thenApply(n -> null);
+    }
+
+    /**
+     * The cluster as the store records it (the seed's {@code getState}): the same on every process, plus whether
+     * this one leads. Fails if the store cannot be read.
+     */
+    public CompletableFuture<WorkClusterState> getState() {
+        CompletableFuture<List<NodeInfo>> members = membership.members();
+        CompletableFuture<SortedMap<String, FencedValue>> connections = store.mapEntries(group,
+                layout.connectionsMap());
+        CompletableFuture<SortedMap<String, FencedValue>> assignments = store.mapEntries(group,
+                layout.assignmentsMap());
+        CompletableFuture<SortedMap<String, FencedValue>> actual = store.mapEntries(group, layout.actualMap());
+        return CompletableFuture.allOf(members, connections, assignments, actual).thenApply(done -> {
+            Map<String, String> assigned = new TreeMap<>();
+            assignments.join().forEach((w, v) -> assigned.put(w, new String(v.value(), StandardCharsets.UTF_8)));
+            List<WorkerConnectionState> workers = new ArrayList<>();
+            for (String url : workerUrls) {
+                FencedValue value = connections.join().get(url);
+                WorkerConnectionState state = WorkerConnectionState.unknown(url);
+                if (value != null) {
+                    try {
+                        state = WorkerConnectionState.fromJson(value.value());
+                    } catch (IllegalArgumentException e) {
+                        log.debug("unreadable connection state of {}: {}", url, e.getMessage());
+                    }
+                }
+                workers.add(state);
+            }
+            List<WorkClusterState.Slave> slaves = new ArrayList<>();
+            for (NodeInfo m : members.join()) {
+                int workload = (int) assigned.values().stream().filter(m.id()::equals).count();
+                slaves.add(new WorkClusterState.Slave(m.id(), m.id(), true, workload, m.lastSeen(),
+                        m.role() == Role.LEADER, m.capabilities()));
+            }
+            List<ActualSubscription> items = new ArrayList<>();
+            actual.join().forEach((id, v) -> {
+                try {
+                    items.add(ActualSubscription.fromJson(v.value()));
+                } catch (IllegalArgumentException e) {
+                    log.debug("unreadable actual subscription {}: {}", id, e.getMessage());
+                }
+            });
+            LeaderRole current = role;
+            return new WorkClusterState(processId, current != null && current.isActive(), processId,
+                    workerUrls.size(), slaves.size(), workers, slaves, assigned, items);
+        });
+    }
+
+    /** Adds a listener for the cluster's events; see {@link WorkClusterEvent} for which and where. */
+    public Registration addListener(WorkClusterListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        clusterListeners.add(listener);
+        return () -> clusterListeners.remove(listener);
+    }
+
+    /** This process's id (its election node id; the seed's {@code processId} and {@code slaveId}). */
+    public String processId() {
+        return processId;
+    }
+
+    /** The group (the election's). */
+    public String group() {
+        return group;
+    }
+
+    /** The configured worker URLs. */
+    public List<String> workers() {
+        return workerUrls;
+    }
+
+    /** Where the cluster keeps its state and which channels it uses. */
+    public StoreLayout layout() {
+        return layout;
+    }
+
+    /** Whether this process is leading the work cluster now (holds the worker connections). */
+    public boolean isLeading() {
+        LeaderRole current = role;
+        return current != null && current.isActive();
+    }
+
+    /**
+     * Counters of this process, for metrics and tests: {@code badMessages} (garbage dropped on this process's
+     * channel), {@code results} (results delivered here, duplicates excluded), {@code duplicates}; and while leading
+     * {@code routed}, {@code resent}, {@code droppedUnacked}, {@code waitingAck}, {@code desired}, {@code recorded},
+     * {@code inFlight}, {@code rounds}. Read on the cluster's scheduler; completes there.
+     */
+    public CompletableFuture<Map<String, Long>> counters() {
+        CompletableFuture<Map<String, Long>> result = new CompletableFuture<>();
+        scheduler.execute(() -> {
+            Map<String, Long> c = new TreeMap<>();
+            c.put("badMessages", inbox.badMessages());
+            c.put("results", inbox.results());
+            c.put("duplicates", inbox.duplicates());
+            LeaderRole current = role;
+            if (current != null) {
+                long[] r = current.counters();
+                String[] names = {"routed", "resent", "droppedUnacked", "waitingAck", "desired", "recorded",
+                    "inFlight", "rounds"};
+                for (int i = 0; i < names.length; i++) {
+                    c.put(names[i], r[i]);
+                }
+            }
+            result.complete(c);
+        });
+        return result;
+    }
+
+    // ---------------------------------------------------------------- leadership
+
+    private void onElectionEvent(ElectionEvent event) {
+        if (event instanceof ElectionEvent.LeadershipAcquired acquired) {
+            scheduler.execute(() -> startRole(acquired.leadership()));
+        } else if (event instanceof ElectionEvent.LeadershipLost lost) {
+            stopLeading(lost.term());
+        } else if (event instanceof ElectionEvent.LeaderChanged) {
+            scheduler.execute(() -> announce(true));
+        } else if (event instanceof ElectionEvent.MemberJoined || event instanceof ElectionEvent.MemberRemoved) {
+            scheduler.execute(() -> {
+                LeaderRole current = role;
+                if (current != null) {
+                    current.membersChanged();
+                }
+            });
+        }
+    }
+
+    /**
+     * Leadership of {@code term} is over: stop at once, on the election's event thread, before the lease can pass on.
+     * Nothing is written or sent after {@code deactivate}; with its own scheduler the cluster also waits (up to
+     * {@code stopTimeout}) until the worker connections are closed.
+     */
+    private void stopLeading(long term) {
+        lostUpTo = Math.max(lostUpTo, term);
+        LeaderRole current = role;
+        if (current == null || current.term() > term) {
+            return;
+        }
+        current.deactivate();
+        CompletableFuture<Void> stopped = new CompletableFuture<>();
+        scheduler.execute(() -> {
+            stopRole(current, "leadership of term " + term + " lost");
+            scheduler.execute(() -> stopped.complete(null));
+        });
+        if (ownScheduler) {
+            await(stopped, config.stopTimeout());
+        }
+    }
+
+    private void startRole(Leadership leadership) {
+        if (state != State.STARTED || leadership.term() <= lostUpTo || !leadership.isValid()) {
+            return;
+        }
+        LeaderRole current = role;
+        if (current != null) {
+            if (current.term() == leadership.term()) {
+                return;
+            }
+            stopRole(current, "a newer term " + leadership.term() + " began");
+        }
+        LeaderRole next = new LeaderRole(env, leadership, stopped -> {
+            if (role == stopped) {
+                previousRole = stopped;
+                role = null;
+            }
+        });
+        role = next;
+        next.start();
+        announce(true);
+    }
+
+    private void stopRole(LeaderRole r, String reason) {
+        r.stop(reason);
+        if (role == r) {
+            previousRole = r;
+            role = null;
+        }
+    }
+
+    // ---------------------------------------------------------------- listeners and results
+
+    private ListenerRegistration registration(long version, Runnable remove) {
+        CompletableFuture<Void> routed = new CompletableFuture<>();
+        scheduler.execute(() -> {
+            if (version <= acknowledgedVersion) {
+                routed.complete(null);
+            } else {
+                waitingRouted.computeIfAbsent(version, v -> new ArrayList<>()).add(routed);
+            }
+        });
+        return new ListenerRegistration() {
+            @Override
+            public CompletableFuture<Void> routed() {
+                return routed;
+            }
+
+            @Override
+            public void close() {
+                remove.run();
+            }
+        };
+    }
+
+    /**
+     * Sends this process's listener card to the leader, one request at a time; {@code force} also when the leader
+     * already has this version (a new leader, the periodic refresh).
+     */
+    private void announce(boolean force) {
+        if (state != State.STARTED) {
+            return;
+        }
+        if (announcing) {
+            announceAgain |= force || listeners.version() > acknowledgedVersion;
+            return;
+        }
+        var card = listeners.card();
+        if (!force && card.version() <= acknowledgedVersion) {
+            return;
+        }
+        announcing = true;
+        client.request(requestId -> new BusMessage.Listeners(group, requestId, processId, card),
+                "announce listeners").whenComplete((v, error) -> scheduler.execute(() -> {
+                    announcing = false;
+                    if (error == null) {
+                        acknowledgedVersion = Math.max(acknowledgedVersion, card.version());
+                        var done = waitingRouted.headMap(acknowledgedVersion, true);
+                        done.values().forEach(list -> list.forEach(f -> f.complete(null)));
+                        done.clear();
+                    } else {
+                        log.debug("could not announce this process's listeners: {}", error.toString());
+                    }
+                    boolean again = announceAgain || listeners.version() > acknowledgedVersion;
+                    announceAgain = false;
+                    if (again && error == null) {
+                        announce(false);
+                    }
+                }));
+    }
+
+    private void scheduleRefresh() {
+        refreshTimer = scheduler.schedule(config.listenerRefreshInterval(), () -> {
+            if (state == State.STARTED) {
+                announce(true);
+                scheduleRefresh();
+            }
+        });
+    }
+
+    /** Hands a result to this process's listeners: the item's, and the global ones if this process owns it. */
+    private void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global) {
+        String item = detection.subscriptionIdentifier();
+        List<DetectionListener> perItem = listeners.of(item);
+        List<DetectionListener> all = global ? listeners.global() : List.of();
+        if (perItem.isEmpty() && all.isEmpty()) {
+            return;
+        }
+        listenerExecutor.execute(() -> {
+            for (DetectionListener l : perItem) {
+                call(l, detection);
+            }
+            for (DetectionListener l : all) {
+                call(l, detection);
+            }
+            WorkerEvent.DetectionResult result = new WorkerEvent.DetectionResult(workerUrl, item,
+                    detection.detection().isEmpty() ? 0 : 1);
+            notifyListeners(new WorkClusterEvent.WorkerNotice(result));
+        });
+    }
+
+    private static void call(DetectionListener listener, WorkerMessage.ImageDetection detection) {
+        try {
+            listener.onDetection(detection);
+        } catch (RuntimeException e) {
+            log.error("a detection listener failed on a result of '{}'", detection.subscriptionIdentifier(), e);
+        }
+    }
+
+    private void emit(WorkClusterEvent event) {
+        listenerExecutor.execute(() -> notifyListeners(event));
+    }
+
+    private void notifyListeners(WorkClusterEvent event) {
+        for (WorkClusterListener l : clusterListeners) {
+            try {
+                l.onEvent(event);
+            } catch (RuntimeException e) {
+                log.error("a work cluster listener failed on {}", event.name(), e);
+            }
+        }
+    }
+
+    private void requireStarted() {
+        State s = state;
+        if (s != State.STARTED) {
+            throw new IllegalStateException(s == State.NEW ? "the work cluster is not started: call start() first"
+                    : "the work cluster is closed");
+        }
+    }
+
+    private static void await(CompletableFuture<?> future, Duration timeout) {
+        try {
+            future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("the work cluster did not stop within {} ms", timeout.toMillis());
+        }
+    }
+
+    /**
+     * Builds a {@link WorkCluster}. Required: the election and the store (in {@link WorkCluster#builder}). Everything
+     * else has a default: no workers, no desired state source (only the store's items), the seed's timings, the
+     * identity assignment hook, no session handler, the election's membership, the system clock, the cluster's own
+     * threads and the JDK WebSocket client.
+     */
+    public static final class Builder {
+        private final Election election;
+        private final CoordinationStore store;
+        private final List<String> workers = new ArrayList<>();
+        private DesiredStateSource source = DesiredStateSource.NONE;
+        private WorkClusterConfig config = WorkClusterConfig.defaults();
+        private AssignmentHook hook = AssignmentHook.NONE;
+        private SessionPatchHandler sessions = SessionPatchHandler.NONE;
+        private Membership membership;
+        private Clock clock = Clock.system();
+        private Scheduler scheduler;
+        private Random random;
+        private WorkerTransport transport;
+        private Executor sourceExecutor;
+        private Executor listenerExecutor;
+
+        private Builder(Election election, CoordinationStore store) {
+            this.election = Objects.requireNonNull(election, "election");
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /**
+         * The workers' WebSocket URLs (the seed's {@code DETECTOR_WORKERS}), {@code ws://} or {@code wss://} with a
+         * host; every process of the group should list the same ones.
+         *
+         * @throws IllegalArgumentException naming the first URL that is not one, or a URL listed twice
+         */
+        public Builder workers(List<String> urls) {
+            urls.forEach(this::worker);
+            return this;
+        }
+
+        /** One worker's WebSocket URL; see {@link #workers(List)}. */
+        public Builder worker(String url) {
+            Objects.requireNonNull(url, "worker url");
+            try {
+                URI uri = new URI(url);
+                String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+                if (!scheme.equals("ws") && !scheme.equals("wss") || uri.getHost() == null) {
+                    throw new IllegalArgumentException("worker URL must be ws://HOST:PORT or wss://HOST:PORT, was '"
+                            + url + "'");
+                }
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("worker URL '" + url + "' is not a URL: " + e.getReason(), e);
+            }
+            if (workers.contains(url)) {
+                throw new IllegalArgumentException("worker URL '" + url + "' is listed twice");
+            }
+            workers.add(url);
+            return this;
+        }
+
+        /** Where desired items come from besides the store; default {@link DesiredStateSource#NONE}. */
+        public Builder source(DesiredStateSource value) {
+            this.source = Objects.requireNonNull(value, "source");
+            return this;
+        }
+
+        /** Timings and limits; default {@link WorkClusterConfig#defaults()}. */
+        public Builder config(WorkClusterConfig value) {
+            this.config = Objects.requireNonNull(value, "config");
+            return this;
+        }
+
+        /** Resolves per-assignment fields (a fresh model URL); default {@link AssignmentHook#NONE}. */
+        public Builder assignmentHook(AssignmentHook value) {
+            this.hook = Objects.requireNonNull(value, "assignmentHook");
+            return this;
+        }
+
+        /** Answers workers' {@code patchSession}; default {@link SessionPatchHandler#NONE} (answers failure). */
+        public Builder sessionPatchHandler(SessionPatchHandler value) {
+            this.sessions = Objects.requireNonNull(value, "sessionPatchHandler");
+            return this;
+        }
+
+        /** The group's process registry; default the election's {@link Election#membership()}. */
+        public Builder membership(Membership value) {
+            this.membership = Objects.requireNonNull(value, "membership");
+            return this;
+        }
+
+        /** Time source; default {@link Clock#system()}. */
+        public Builder clock(Clock value) {
+            this.clock = Objects.requireNonNull(value, "clock");
+            return this;
+        }
+
+        /**
+         * The scheduler the cluster's state machine (and its worker connections) run on; default its own thread.
+         * With one passed in, {@code LeadershipLost} does not wait for the connections to close.
+         */
+        public Builder scheduler(Scheduler value) {
+            this.scheduler = Objects.requireNonNull(value, "scheduler");
+            return this;
+        }
+
+        /** Source of reconnect jitter and of this process's incarnation id; default seeded from SecureRandom. */
+        public Builder random(Random value) {
+            this.random = Objects.requireNonNull(value, "random");
+            return this;
+        }
+
+        /** How worker connections are opened; default the JDK WebSocket client. */
+        public Builder transport(WorkerTransport value) {
+            this.transport = Objects.requireNonNull(value, "transport");
+            return this;
+        }
+
+        /** Runs the source, the assignment hook and the session handler; default 4 daemon threads. */
+        public Builder sourceExecutor(Executor value) {
+            this.sourceExecutor = Objects.requireNonNull(value, "sourceExecutor");
+            return this;
+        }
+
+        /** Runs detection listeners and event listeners, one at a time; default its own thread. */
+        public Builder listenerExecutor(Executor value) {
+            this.listenerExecutor = Objects.requireNonNull(value, "listenerExecutor");
+            return this;
+        }
+
+        public WorkCluster build() {
+            return new WorkCluster(this);
+        }
+    }
+}

@@ -1,0 +1,305 @@
+package dev.baton.work.reconcile;
+
+import dev.baton.core.Leadership;
+import dev.baton.core.store.FencedValue;
+import dev.baton.core.store.Subscription;
+import dev.baton.work.SubscriptionIdentifier;
+import dev.baton.work.WorkItemJson;
+import dev.baton.work.route.BadMessageLog;
+import dev.baton.work.route.BusMessage;
+import dev.baton.work.route.BusProtocolException;
+import dev.baton.work.worker.WorkerMessage;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything this process does while it leads one term (seed 001's master mode): holds the worker connections
+ * ({@link WorkerPool}), reconciles ({@link Reconciler}), routes results ({@link ResultRouter}) and serves the
+ * processes' requests on {@code worker:master:commands}. Created on {@code LeadershipAcquired}, stopped on
+ * {@code LeadershipLost} or as soon as the store refuses one of its writes (a newer term exists).
+ *
+ * <p>Every method except {@link #deactivate()} runs on the environment's scheduler. After {@link #deactivate()}
+ * (which any thread may call, e.g. the election's listener) nothing new is written or sent; {@link #stop(String)}
+ * then closes the connections.
+ */
+public final class LeaderRole {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaderRole.class);
+
+    private final LeaderEnvironment env;
+    private final Leadership leadership;
+    private final Consumer<LeaderRole> onStopped;
+    private final TermWriter writer;
+    private final WorkerPool pool;
+    private final Reconciler reconciler;
+    private final ResultRouter router;
+    private final BadMessageLog badCommands;
+    private final Map<CompletableFuture<BusMessage.Response>, BusMessage.Request> open = new HashMap<>();
+    private volatile boolean active;
+    private boolean stopped;
+    private Subscription commands;
+
+    /**
+     * @param onStopped told (on the scheduler) when the role stops by itself, because the store refused its term
+     */
+    public LeaderRole(LeaderEnvironment env, Leadership leadership, Consumer<LeaderRole> onStopped) {
+        this.env = env;
+        this.leadership = leadership;
+        this.onStopped = onStopped;
+        this.writer = new TermWriter(env.store(), env.group(), env.processId(), leadership.term(), env.scheduler(),
+                () -> active, this::deposed);
+        this.pool = new WorkerPool(env, writer, new WorkerPool.Callbacks() {
+            @Override
+            public void availabilityChanged(String url) {
+                reconciler.availabilityChanged();
+            }
+
+            @Override
+            public void reported(String url, boolean changed) {
+                reconciler.reported(url, changed);
+            }
+
+            @Override
+            public void detection(String url, WorkerMessage.ImageDetection detection) {
+                if (active && reconciler.isDesired(detection.subscriptionIdentifier())) {
+                    router.route(url, detection);
+                }
+            }
+
+            @Override
+            public void patchSession(String url, WorkerMessage.PatchSession patch) {
+                answerPatch(url, patch);
+            }
+        });
+        this.reconciler = new Reconciler(env, writer, pool, () -> active);
+        this.router = new ResultRouter(env, writer);
+        this.badCommands = new BadMessageLog(log, "channel " + env.config().layout().commandsChannel(), env.clock(),
+                env.config().badMessageLogInterval());
+    }
+
+    /** The term this role leads. */
+    public long term() {
+        return leadership.term();
+    }
+
+    /** Whether the role may still act. */
+    public boolean isActive() {
+        return active;
+    }
+
+    /** Starts leading: listens for commands, connects to the workers, loads the stored state. */
+    public void start() {
+        if (active || stopped) {
+            return;
+        }
+        if (!leadership.isValid()) {
+            log.info("leadership of term {} ended before the work cluster started leading", leadership.term());
+            stopped = true;
+            return;
+        }
+        active = true;
+        log.info("leading the work cluster in term {}: {} workers", leadership.term(), env.workerUrls().size());
+        commands = env.store().subscribe(env.config().layout().commandsChannel(),
+                bytes -> env.scheduler().execute(() -> onCommand(bytes)));
+        pool.start();
+        router.start();
+        reconciler.start();
+    }
+
+    /** Stops acting at once; any thread. Nothing is written or sent after this returns. */
+    public void deactivate() {
+        active = false;
+    }
+
+    /** Stops leading: closes the connections and the command subscription; routed results drain. Idempotent. */
+    public void stop(String reason) {
+        active = false;
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        log.info("stopped leading the work cluster (term {}): {}", leadership.term(), reason);
+        if (commands != null) {
+            commands.close();
+        }
+        reconciler.stop();
+        router.stop();
+        pool.close();
+        for (Map.Entry<CompletableFuture<BusMessage.Response>, BusMessage.Request> e : new ArrayList<>(open.entrySet())) {
+            e.getKey().complete(refusal(e.getValue(), true, "the leader stepped down: " + reason));
+        }
+        open.clear();
+    }
+
+    private void deposed(String reason) {
+        log.warn("work cluster leader of term {} deposed: {}", leadership.term(), reason);
+        stop(reason);
+        onStopped.accept(this);
+    }
+
+    /** Reloads the desired state and reconciles (the seed's {@code regenerate_subscriptions}). */
+    public void regenerate(String reason) {
+        if (active) {
+            reconciler.regenerate(reason);
+        }
+    }
+
+    /** The process registry may have changed: rebalance the worker -> process assignment. */
+    public void membersChanged() {
+        if (active) {
+            router.refreshMembers();
+        }
+    }
+
+    /** A process acknowledged results routed by this role (also after it stopped, while they drain). */
+    public void acked(String process, String stream, long upTo) {
+        router.acked(process, stream, upTo);
+    }
+
+    /** Counters for tests and metrics: results sent, re-sent, dropped, waiting; desired, records, in flight, rounds. */
+    public long[] counters() {
+        long[] r = router.counters();
+        long[] c = reconciler.counters();
+        return new long[] {r[0], r[1], r[2], r[3], c[0], c[1], c[2], c[3]};
+    }
+
+    private void onCommand(byte[] bytes) {
+        if (!active) {
+            return;
+        }
+        BusMessage message;
+        try {
+            message = env.codec().decode(bytes);
+        } catch (BusProtocolException e) {
+            badCommands.dropped(e.getMessage());
+            return;
+        }
+        if (!env.group().equals(message.group())) {
+            return; // another work cluster sharing the store's channels
+        }
+        if (message instanceof BusMessage.Regenerate r) {
+            regenerate("regenerate_subscriptions from " + r.triggeredBy() + ": " + r.reason());
+        } else if (message instanceof BusMessage.Request request) {
+            handle(request).thenAccept(response -> env.store().publish(
+                    env.config().layout().processChannel(request.replyTo()), env.codec().encode(response)));
+        } else {
+            badCommands.dropped("a " + message.type() + " message does not belong on the commands channel");
+        }
+    }
+
+    /** Serves a request from a process (this one included); the answer never fails, it says what went wrong. */
+    public CompletableFuture<BusMessage.Response> handle(BusMessage.Request request) {
+        CompletableFuture<BusMessage.Response> answer = new CompletableFuture<>();
+        if (!active) {
+            answer.complete(refusal(request, true, "not the leader"));
+            return answer;
+        }
+        open.put(answer, request);
+        answer.whenComplete((r, e) -> open.remove(answer));
+        String itemsMap = env.config().layout().itemsMap();
+        if (request instanceof BusMessage.SubscribeItem s) {
+            writer.put(itemsMap, s.item().subscriptionIdentifier(), WorkItemJson.toJson(s.item()), () -> {
+                reconciler.itemStored(s.item());
+                answer.complete(ok(request, 1));
+            }, e -> answer.complete(refusal(request, true, "the store failed: " + e)));
+        } else if (request instanceof BusMessage.UnsubscribeItem u) {
+            writer.remove(itemsMap, u.subscriptionIdentifier(), existed -> {
+                reconciler.itemRemoved(u.subscriptionIdentifier());
+                answer.complete(ok(request, existed ? 1 : 0));
+            }, e -> answer.complete(refusal(request, true, "the store failed: " + e)));
+        } else if (request instanceof BusMessage.UnsubscribeCamera u) {
+            unsubscribeCamera(u, answer);
+        } else if (request instanceof BusMessage.SetSession s) {
+            answer.complete(ok(request, setSession(s.subscriptionIdentifier(), s.sessionId()) ? 1 : 0));
+        } else if (request instanceof BusMessage.Listeners l) {
+            router.offer(l.card()).whenComplete((ok, e) -> env.scheduler().execute(() -> answer.complete(e == null
+                    ? ok(request, l.card().version())
+                    : refusal(request, true, "the store failed: " + e))));
+        }
+        return answer;
+    }
+
+    private void unsubscribeCamera(BusMessage.UnsubscribeCamera u, CompletableFuture<BusMessage.Response> answer) {
+        String itemsMap = env.config().layout().itemsMap();
+        env.store().mapEntries(env.group(), itemsMap).whenComplete((entries, error) -> env.scheduler().execute(() -> {
+            if (!active) {
+                return;
+            }
+            if (error != null) {
+                answer.complete(refusal(u, true, "the store failed: " + error));
+                return;
+            }
+            List<String> ids = matching(entries, u.cameraId());
+            if (ids.isEmpty()) {
+                answer.complete(ok(u, 0));
+                return;
+            }
+            int[] left = {ids.size()};
+            int[] removed = {0};
+            for (String id : ids) {
+                writer.remove(itemsMap, id, existed -> {
+                    reconciler.itemRemoved(id);
+                    removed[0] += existed ? 1 : 0;
+                    if (--left[0] == 0) {
+                        answer.complete(ok(u, removed[0]));
+                    }
+                }, e -> answer.complete(refusal(u, true, "the store failed: " + e)));
+            }
+        }));
+    }
+
+    private static List<String> matching(SortedMap<String, FencedValue> entries, String cameraId) {
+        List<String> ids = new ArrayList<>();
+        for (String id : entries.keySet()) {
+            if (SubscriptionIdentifier.isOfCamera(id, cameraId)) {
+                ids.add(id);
+            }
+        }
+        return ids;
+    }
+
+    private boolean setSession(String item, Long sessionId) {
+        String worker = reconciler.workerOf(item);
+        if (worker == null || !pool.isOnline(worker)) {
+            return false;
+        }
+        String display;
+        try {
+            display = SubscriptionIdentifier.parse(item).displayId();
+        } catch (IllegalArgumentException e) {
+            display = item;
+        }
+        pool.setSessionId(worker, display, sessionId);
+        return true;
+    }
+
+    private void answerPatch(String url, WorkerMessage.PatchSession patch) {
+        CompletableFuture.supplyAsync(() -> {
+            try {
+                return env.sessions().patch(patch.sessionId(), patch.data()) ? "" : "refused";
+            } catch (Exception e) {
+                return e.getMessage() == null ? e.toString() : e.getMessage();
+            }
+        }, env.sourceExecutor()).thenAccept(problem -> env.scheduler().execute(() -> {
+            if (active) {
+                pool.patchSessionResult(url, patch.sessionId(), problem.isEmpty(),
+                        problem.isEmpty() ? null : problem);
+            }
+        }));
+    }
+
+    private BusMessage.Response ok(BusMessage.Request request, long value) {
+        return new BusMessage.Response(env.group(), request.requestId(), true, false, value, null);
+    }
+
+    private BusMessage.Response refusal(BusMessage.Request request, boolean retryable, String error) {
+        return new BusMessage.Response(env.group(), request.requestId(), false, retryable, 0, error);
+    }
+}

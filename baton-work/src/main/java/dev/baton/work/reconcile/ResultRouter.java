@@ -1,0 +1,274 @@
+package dev.baton.work.reconcile;
+
+import dev.baton.core.NodeInfo;
+import dev.baton.core.store.FencedValue;
+import dev.baton.core.time.Scheduler;
+import dev.baton.work.route.BusProtocolException;
+import dev.baton.work.route.ListenerCard;
+import dev.baton.work.route.OutboundStreams;
+import dev.baton.work.route.ProcessAssigner;
+import dev.baton.work.route.RoutingTable;
+import dev.baton.work.worker.WorkerMessage;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leader's half of result routing (seed 001's "Master finds assigned slave"): the listener cards of every
+ * process, the worker -> process assignment ({@code worker:assignments}, rebalanced when processes join or leave or
+ * gain or lose global listeners; a process whose registry capabilities say {@code canProcessDetections: false} owns
+ * no worker), and at-least-once streams to each process. Runs on the leader's scheduler.
+ */
+final class ResultRouter {
+
+    private static final Logger log = LoggerFactory.getLogger(ResultRouter.class);
+
+    private final LeaderEnvironment env;
+    private final TermWriter writer;
+    private final RoutingTable table = new RoutingTable();
+    private final OutboundStreams outbound;
+    private final Map<String, Long> absentSince = new HashMap<>();
+    private Set<String> live = new TreeSet<>();
+    private Set<String> declining = new TreeSet<>();
+    private boolean membersKnown;
+    private Scheduler.Cancellable resendTimer = Scheduler.Cancellable.NONE;
+    private Scheduler.Cancellable membersTimer = Scheduler.Cancellable.NONE;
+    private boolean stopped;
+    private long stoppedAt;
+
+    ResultRouter(LeaderEnvironment env, TermWriter writer) {
+        this.env = env;
+        this.writer = writer;
+        this.outbound = new OutboundStreams(env.group(), env.processId(), "term-" + writer.term(), env.codec(),
+                (process, bytes) -> env.store().publish(env.config().layout().processChannel(process), bytes)
+                        .exceptionally(e -> {
+                            log.debug("could not publish a result to {}: {}", process, e.toString());
+                            return -1L;
+                        }),
+                env.clock(), env.config().resendAfter(), env.config().maxUnackedPerProcess());
+    }
+
+    /** Loads the stored cards and assignment, then reads the registry; starts the resend and registry timers. */
+    void start() {
+        String group = env.group();
+        CompletableFuture<SortedMap<String, FencedValue>> cards =
+                env.store().mapEntries(group, env.config().layout().listenersMap());
+        CompletableFuture<SortedMap<String, FencedValue>> assignments =
+                env.store().mapEntries(group, env.config().layout().assignmentsMap());
+        CompletableFuture.allOf(cards, assignments).whenComplete((ok, error) -> env.scheduler().execute(() -> {
+            if (stopped) {
+                return;
+            }
+            if (error != null) {
+                log.warn("could not read the stored listener cards or worker assignments ({}); starting without",
+                        error.toString());
+            } else {
+                cards.join().forEach((process, value) -> {
+                    try {
+                        ListenerCard card = env.codec().decodeCard(value.value());
+                        if (table.card(card.processId()) == null) { // an announcement that came first is newer
+                            table.offer(card);
+                        }
+                    } catch (BusProtocolException e) {
+                        log.warn("stored listener card of process {} is unreadable ({}); ignored", process,
+                                e.getMessage());
+                    }
+                });
+                Map<String, String> stored = new TreeMap<>();
+                assignments.join().forEach((worker, value) ->
+                        stored.put(worker, new String(value.value(), StandardCharsets.UTF_8)));
+                table.setAssignment(stored);
+            }
+            refreshMembers();
+        }));
+        scheduleResend();
+        scheduleMembers();
+    }
+
+    private void scheduleResend() {
+        resendTimer = env.scheduler().schedule(env.config().resendAfter().dividedBy(2), () -> {
+            outbound.resendDue();
+            if (stopped && (outbound.pending() == 0
+                    || env.clock().nanoTime() - stoppedAt >= env.config().drainTimeout().toNanos())) {
+                return; // drained, or gave up: the next leader has the workers now
+            }
+            scheduleResend();
+        });
+    }
+
+    private void scheduleMembers() {
+        membersTimer = env.scheduler().schedule(env.config().membershipRefreshInterval(), () -> {
+            if (!stopped) {
+                refreshMembers();
+                scheduleMembers();
+            }
+        });
+    }
+
+    /** Stops routing new results; already routed ones are re-sent until acknowledged or the drain timeout. */
+    void stop() {
+        stopped = true;
+        stoppedAt = env.clock().nanoTime();
+        membersTimer.cancel();
+    }
+
+    /** Routes one result to every process that should have it. */
+    void route(String workerUrl, WorkerMessage.ImageDetection detection) {
+        if (stopped) {
+            return;
+        }
+        String timestamp = null;
+        for (RoutingTable.Target target : table.targets(workerUrl, detection.subscriptionIdentifier())) {
+            if (target.processId().equals(env.processId())) {
+                env.localResults().deliver(workerUrl, detection, target.global());
+            } else {
+                if (timestamp == null) {
+                    timestamp = env.clock().instant().toString();
+                }
+                outbound.send(target.processId(), target.global(), workerUrl, timestamp, detection);
+            }
+        }
+    }
+
+    /** A process acknowledged results of one of this leader's streams. */
+    void acked(String process, String stream, long upTo) {
+        outbound.acked(process, stream, upTo);
+    }
+
+    /**
+     * Takes a process's listener card; the future completes once it is stored (or at once if it changes nothing),
+     * and fails if the store write failed.
+     */
+    CompletableFuture<Void> offer(ListenerCard card) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        ListenerCard before = table.card(card.processId());
+        if (!table.offer(card)) {
+            done.complete(null);
+            return done;
+        }
+        absentSince.remove(card.processId());
+        if (before == null || before.global() != card.global()) {
+            rebalance();
+        }
+        writer.put(env.config().layout().listenersMap(), card.processId(), env.codec().encodeCard(card),
+                () -> done.complete(null), done::completeExceptionally);
+        return done;
+    }
+
+    /** Re-reads the process registry: forgets processes gone for a while, rebalances the assignment. */
+    void refreshMembers() {
+        env.membership().members().whenComplete((members, error) -> env.scheduler().execute(() -> {
+            if (stopped) {
+                return;
+            }
+            if (error != null) {
+                log.debug("could not read the process registry: {}", error.toString());
+                return;
+            }
+            Set<String> now = new TreeSet<>();
+            Set<String> noDetections = new TreeSet<>();
+            for (NodeInfo member : members) {
+                now.add(member.id());
+                if (!member.capabilities().canProcessDetections()) {
+                    noDetections.add(member.id());
+                }
+            }
+            declining = noDetections;
+            now.add(env.processId());
+            membersChanged(now);
+        }));
+    }
+
+    private void membersChanged(Set<String> now) {
+        Set<String> gone = new HashSet<>(live);
+        gone.removeAll(now);
+        live = now;
+        membersKnown = true;
+        for (String process : gone) {
+            reroute(process);
+        }
+        // A card of a process not in the registry is dropped once it has been absent for a refresh interval twice:
+        // a process announces its card right after it registers, so a brief absence is not a departure.
+        long t = env.clock().nanoTime();
+        long grace = env.config().membershipRefreshInterval().toNanos() * 2;
+        for (String process : table.processes()) {
+            if (now.contains(process)) {
+                absentSince.remove(process);
+                continue;
+            }
+            long since = absentSince.computeIfAbsent(process, p -> t);
+            if (t - since >= grace) {
+                absentSince.remove(process);
+                table.remove(process);
+                reroute(process);
+                writer.remove(env.config().layout().listenersMap(), process, existed -> { },
+                        e -> log.debug("could not remove the listener card of {}: {}", process, e.toString()));
+            }
+        }
+        rebalance();
+    }
+
+    /** A process left: its results for global listeners go to the process that owns their worker now. */
+    private void reroute(String process) {
+        List<OutboundStreams.Pending> pending = outbound.dropProcess(process);
+        if (pending.isEmpty()) {
+            return;
+        }
+        rebalance();
+        for (OutboundStreams.Pending p : pending) {
+            String owner = table.ownerOf(p.workerUrl());
+            if (owner == null || !table.hasGlobal(owner)) {
+                continue;
+            }
+            if (owner.equals(env.processId())) {
+                env.localResults().deliver(p.workerUrl(), p.data(), true);
+            } else {
+                outbound.send(owner, true, p.workerUrl(), p.timestamp(), p.data());
+            }
+        }
+    }
+
+    /** Recomputes {@code worker:assignments} over the live processes and records what changed. */
+    private void rebalance() {
+        if (!membersKnown) {
+            return;
+        }
+        Map<String, String> before = table.assignment();
+        Set<String> candidates = new TreeSet<>(live);
+        candidates.removeAll(declining);
+        Map<String, String> after = ProcessAssigner.assign(env.workerUrls(), table.owners(candidates), before);
+        if (after.equals(before)) {
+            return;
+        }
+        table.setAssignment(after);
+        String map = env.config().layout().assignmentsMap();
+        for (Map.Entry<String, String> e : after.entrySet()) {
+            if (!e.getValue().equals(before.get(e.getKey()))) {
+                writer.put(map, e.getKey(), e.getValue().getBytes(StandardCharsets.UTF_8), () -> { },
+                        error -> log.debug("could not record the assignment of {}: {}", e.getKey(), error.toString()));
+            }
+        }
+        for (String worker : new ArrayList<>(before.keySet())) {
+            if (!after.containsKey(worker)) {
+                writer.remove(map, worker, existed -> { },
+                        error -> log.debug("could not remove the assignment of {}: {}", worker, error.toString()));
+            }
+        }
+        log.info("worker assignments: {}", after);
+    }
+
+    /** Results sent, re-sent, dropped and waiting, for tests and metrics. */
+    long[] counters() {
+        return new long[] {outbound.sent(), outbound.resent(), outbound.dropped(), outbound.pending()};
+    }
+}

@@ -1,0 +1,97 @@
+package dev.baton.work.route;
+
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * A process's side of result delivery: per stream (one per leader and leadership), which results arrived, so that a
+ * result published again is delivered once, and how far to acknowledge: the highest {@code seq} up to which every
+ * result arrived (a gap is filled by the sender's resend). At most {@code maxStreams} streams are remembered, the
+ * least recently used forgotten first. Not thread-safe: the process's scheduler drives it.
+ */
+public final class InboundStreams {
+
+    private final int maxStreams;
+    private final Map<String, State> streams = new HashMap<>();
+    private long tick;
+    private long duplicates;
+
+    public InboundStreams(int maxStreams) {
+        this.maxStreams = maxStreams;
+    }
+
+    /** Records that result {@code seq} of {@code stream} arrived; true if it is new (deliver it), false if seen. */
+    public boolean accept(String stream, long seq) {
+        State s = streams.get(stream);
+        if (s == null) {
+            if (streams.size() >= maxStreams) {
+                evictOldest();
+            }
+            s = new State();
+            streams.put(stream, s);
+        }
+        s.used = ++tick;
+        s.unacked++;
+        if (seq <= s.watermark || s.above.contains(seq)) {
+            duplicates++;
+            return false;
+        }
+        if (seq == s.watermark + 1) {
+            s.watermark = seq;
+            while (!s.above.isEmpty() && s.above.first() == s.watermark + 1) {
+                s.watermark = s.above.pollFirst();
+            }
+        } else {
+            s.above.add(seq);
+        }
+        return true;
+    }
+
+    /** Receipts on {@code stream} since its last acknowledgement. */
+    public int unacked(String stream) {
+        State s = streams.get(stream);
+        return s == null ? 0 : s.unacked;
+    }
+
+    /** The acknowledgement to send for {@code stream} now (every result up to it arrived); resets its count. */
+    public long ack(String stream) {
+        State s = streams.get(stream);
+        if (s == null) {
+            return 0;
+        }
+        s.unacked = 0;
+        return s.watermark;
+    }
+
+    /** Streams with receipts not yet acknowledged. */
+    public Iterable<String> needingAck() {
+        return streams.entrySet().stream().filter(e -> e.getValue().unacked > 0).map(Map.Entry::getKey).toList();
+    }
+
+    /** Duplicates dropped. */
+    public long duplicates() {
+        return duplicates;
+    }
+
+    private void evictOldest() {
+        String oldest = null;
+        long least = Long.MAX_VALUE;
+        for (Iterator<Map.Entry<String, State>> it = streams.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, State> e = it.next();
+            if (e.getValue().used < least) {
+                least = e.getValue().used;
+                oldest = e.getKey();
+            }
+        }
+        streams.remove(oldest);
+    }
+
+    private static final class State {
+        long watermark;
+        final TreeSet<Long> above = new TreeSet<>();
+        int unacked;
+        long used;
+    }
+}

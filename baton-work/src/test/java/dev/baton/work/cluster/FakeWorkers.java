@@ -1,0 +1,208 @@
+package dev.baton.work.cluster;
+
+import dev.baton.core.time.Scheduler;
+import dev.baton.work.worker.WorkerCommand;
+import dev.baton.work.worker.WorkerMessage;
+import dev.baton.work.worker.WorkerProtocolCodec;
+import dev.baton.work.worker.WorkerProtocolException;
+import dev.baton.work.worker.WorkerTransport;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Workers of seed 001 in memory, reached through a {@link WorkerTransport}: each keeps the subscriptions it is given,
+ * answers every command with a state report, reports every 2 s on the test's scheduler, and can be killed (its
+ * connections reset, its subscriptions lost), restarted, told to ignore subscribes, or made to emit a result. It
+ * counts every subscribe it receives per item, so a test can tell whether anything was subscribed twice.
+ */
+final class FakeWorkers implements WorkerTransport {
+
+    private final Scheduler scheduler;
+    private final WorkerProtocolCodec codec = new WorkerProtocolCodec();
+    private final Map<String, Worker> workers = new LinkedHashMap<>();
+
+    FakeWorkers(Scheduler scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    /** Adds a running worker at {@code url}. */
+    Worker add(String url) {
+        Worker worker = new Worker(url);
+        workers.put(url, worker);
+        worker.scheduleReport();
+        return worker;
+    }
+
+    Worker get(String url) {
+        return workers.get(url);
+    }
+
+    List<Worker> all() {
+        return List.copyOf(workers.values());
+    }
+
+    /** Item -> the workers running it, over every worker. */
+    Map<String, List<String>> placements() {
+        Map<String, List<String>> placements = new TreeMap<>();
+        for (Worker w : workers.values()) {
+            for (String item : w.subscriptions.keySet()) {
+                placements.computeIfAbsent(item, i -> new ArrayList<>()).add(w.url);
+            }
+        }
+        return placements;
+    }
+
+    @Override
+    public CompletableFuture<Socket> open(URI uri, Duration timeout, Handler handler) {
+        Worker worker = workers.get(uri.toString());
+        if (worker == null || !worker.running) {
+            return CompletableFuture.failedFuture(new ConnectException("connection refused: " + uri));
+        }
+        FakeSocket socket = new FakeSocket(worker, handler);
+        worker.sockets.add(socket);
+        return CompletableFuture.completedFuture(socket);
+    }
+
+    final class Worker {
+        final String url;
+        final Map<String, WorkerCommand.Subscribe> subscriptions = new TreeMap<>();
+        final Map<String, Integer> subscribesReceived = new HashMap<>();
+        final List<String> received = new ArrayList<>();
+        final List<FakeSocket> sockets = new ArrayList<>();
+        boolean running = true;
+        boolean ignoreSubscribes;
+        boolean silent;
+        double cpu = 10;
+        double memory = 20;
+
+        Worker(String url) {
+            this.url = url;
+        }
+
+        Set<String> items() {
+            return Set.copyOf(subscriptions.keySet());
+        }
+
+        /** The process dies: connections reset, subscriptions lost, connections refused until restarted. */
+        void kill() {
+            running = false;
+            subscriptions.clear();
+            for (FakeSocket s : List.copyOf(sockets)) {
+                s.open = false;
+                s.handler.onError(new IOException("connection reset"));
+            }
+            sockets.clear();
+        }
+
+        void restart() {
+            running = true;
+        }
+
+        /** Sends a detection for {@code item} on every open connection if this worker runs it. */
+        boolean detect(String item, long n) {
+            if (!subscriptions.containsKey(item)) {
+                return false;
+            }
+            WorkerCommand.Subscribe s = subscriptions.get(item);
+            String json = codec.encode(new WorkerMessage.ImageDetection(item, "2026-01-01T00:00:00Z",
+                    new WorkerMessage.Detection("Model", "Brand", 2020, "sedan", "PLATE-" + n, "eu"), s.modelId(),
+                    s.modelName()));
+            for (FakeSocket socket : List.copyOf(sockets)) {
+                socket.handler.onText(json);
+            }
+            return true;
+        }
+
+        int subscribes(String item) {
+            return subscribesReceived.getOrDefault(item, 0);
+        }
+
+        void report(FakeSocket socket) {
+            List<WorkerMessage.CameraConnection> connections = new ArrayList<>();
+            subscriptions.values().forEach(s -> connections.add(new WorkerMessage.CameraConnection(
+                    s.subscriptionIdentifier(), s.modelId(), s.modelName(), true, s.cropX1(), s.cropY1())));
+            socket.handler.onText(codec.encode(new WorkerMessage.StateReport(cpu, memory, null, null, connections)));
+        }
+
+        void scheduleReport() {
+            scheduler.schedule(Duration.ofSeconds(2), () -> {
+                if (running && !silent) {
+                    for (FakeSocket s : List.copyOf(sockets)) {
+                        report(s);
+                    }
+                }
+                scheduleReport();
+            });
+        }
+
+        void handle(FakeSocket socket, String text) {
+            if (silent) {
+                return;
+            }
+            WorkerCommand command;
+            try {
+                command = codec.decodeCommand(text);
+            } catch (WorkerProtocolException e) {
+                throw new AssertionError("the backend sent an invalid command: " + text, e);
+            }
+            received.add(command.type() + (command instanceof WorkerCommand.Subscribe s ? " " + s.subscriptionIdentifier()
+                    : command instanceof WorkerCommand.Unsubscribe u ? " " + u.subscriptionIdentifier() : ""));
+            if (command instanceof WorkerCommand.Subscribe s) {
+                subscribesReceived.merge(s.subscriptionIdentifier(), 1, Integer::sum);
+                if (ignoreSubscribes) {
+                    return;
+                }
+                subscriptions.put(s.subscriptionIdentifier(), s);
+            } else if (command instanceof WorkerCommand.Unsubscribe u) {
+                subscriptions.remove(u.subscriptionIdentifier());
+            } else if (!(command instanceof WorkerCommand.RequestState)) {
+                return;
+            }
+            report(socket);
+        }
+    }
+
+    final class FakeSocket implements Socket {
+        final Worker worker;
+        final Handler handler;
+        boolean open = true;
+
+        FakeSocket(Worker worker, Handler handler) {
+            this.worker = worker;
+            this.handler = handler;
+        }
+
+        @Override
+        public void send(String text) {
+            if (open && worker.running) {
+                // Worker replies arrive like network traffic: after the sender's task.
+                scheduler.execute(() -> {
+                    if (open && worker.running) {
+                        worker.handle(this, text);
+                    }
+                });
+            }
+        }
+
+        @Override
+        public void close() {
+            open = false;
+            worker.sockets.remove(this);
+        }
+
+        @Override
+        public void abort() {
+            close();
+        }
+    }
+}
