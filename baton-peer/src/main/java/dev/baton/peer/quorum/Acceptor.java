@@ -119,8 +119,12 @@ final class Acceptor {
         return new Verdict(true, Refusal.NONE, 0, s.acceptedBallot(), s.acceptedCandidate());
     }
 
-    /** Phase 2 (the formal proposal): accepts {@code candidate} unless a higher ballot was promised. */
-    Verdict formalPropose(Ballot ballot, PeerAddress candidate, Refusal gate, long gateValue) {
+    /**
+     * Phase 2 (the formal proposal): accepts {@code candidate} unless a higher ballot was promised. {@code
+     * ownCandidacy}: the candidate is this node, so the same write also records the version as one it may lead
+     * ({@link #lastLed()}): a candidate that is then decided can lead without another write.
+     */
+    Verdict formalPropose(Ballot ballot, PeerAddress candidate, boolean ownCandidacy, Refusal gate, long gateValue) {
         Verdict early = checkInstance(ballot, gate, gateValue);
         if (early != null) {
             return early;
@@ -129,8 +133,9 @@ final class Acceptor {
         if (s.promised() != null && ballot.compareTo(s.promised()) < 0) {
             return Verdict.refuse(Refusal.HIGHER_BALLOT, s.promised().round());
         }
+        long lastLed = ownCandidacy ? Math.max(s.lastLed(), ballot.version()) : s.lastLed();
         save(new AcceptorState(Math.max(s.highestVersion(), ballot.version()), s.barrier(), s.recovered(),
-                ballot.version(), ballot, ballot, candidate, s.lastLed()));
+                ballot.version(), ballot, ballot, candidate, lastLed));
         return new Verdict(true, Refusal.NONE, 0, null, null);
     }
 

@@ -217,6 +217,21 @@ final class LeaderDuties {
         recomputeDeadline(now);
     }
 
+    /**
+     * Members whose acceptance of this node's formal proposal decided its election: each backs this leader from
+     * {@code since}, this node's clock when it sent that proposal, as an echoed stamp would (an acceptor does not vote
+     * in a newer instance for ttlTimeout after it accepted). Members not in the table are left to their keep-alives.
+     */
+    void backedByVotes(Collection<PeerAddress> backers, long since) {
+        for (PeerAddress backer : backers) {
+            Member member = members.get(backer);
+            if (member != null && !backer.equals(node.self())
+                    && (member.basis == NO_STAMP || since - member.basis > 0)) {
+                member.basis = since;
+            }
+        }
+    }
+
     /** The deadline the current acknowledgements support; reported to the node. */
     void recomputeDeadline(long now) {
         if (node.config().allowLoneSeedBootstrap()) {

@@ -36,6 +36,13 @@ import java.util.TreeSet;
  *       round above every round the refusals named. The run gives up after 3 x ttlTimeout (seed: the local election
  *       state is valid that long).</li>
  * </ol>
+ * <b>Hand-over.</b> The successor a resigning leader named skips the status query and, in the instance right after
+ * the resigned version, also phase 1: it proposes itself under the hand-over ballot ({@link Ballot#HANDOVER_ROUND}),
+ * which only it may use there. Refused, it goes on with ordinary rounds from 0.
+ *
+ * <p>When the candidate is this node, the acceptances double as its first acknowledgements: an acceptor that accepted
+ * will not vote in a newer instance for ttlTimeout (see {@code QuorumNode.ownVoteDelay}), just as if it had echoed a
+ * stamp taken when the formal proposal was sent, so the decided leader holds a majority at once.
  * Confined to the node's scheduler.
  */
 final class Proposer {
@@ -44,6 +51,7 @@ final class Proposer {
 
     private final QuorumNode node;
     private final boolean resigned;
+    private final long resignedTerm;
     private final long startedAt;
     private final long queryId;
     private final long queryVersion;
@@ -65,26 +73,34 @@ final class Proposer {
     private PeerAddress decidedLeader;
     private long decidedVersion;
     private PeerAddress candidate;
+    private long formalSentAt;
     private Cancellable timer = Cancellable.NONE;
 
     /**
-     * @param resigned the leader resigned and named this node its successor: skip the status query, and tell the
-     *     acceptors so that they need not wait for ttlTimeout
+     * @param resignedTerm the term of the leader that resigned naming this node its successor, or 0: then skip the
+     *     status query, and tell the acceptors so that they need not wait for ttlTimeout
      */
-    Proposer(QuorumNode node, boolean resigned) {
+    Proposer(QuorumNode node, long resignedTerm) {
         this.node = node;
-        this.resigned = resigned;
+        this.resigned = resignedTerm > 0;
+        this.resignedTerm = resignedTerm;
         this.startedAt = node.clock().nanoTime();
         this.queryId = node.random().nextLong();
         this.queryVersion = node.leaderVersion();
     }
 
     void start() {
-        if (resigned) {
-            targets = node.electionTargets();
-            attempt(new Ballot(firstInstance(), 0, node.self()));
-        } else {
+        if (!resigned) {
             query();
+            return;
+        }
+        targets = node.electionTargets();
+        long version = firstInstance();
+        if (version == resignedTerm + 1 && !node.config().allowLoneSeedBootstrap()) {
+            // The opt-in mode can have two leaders of one version, hence two successors: no exclusive ballot there.
+            handover(new Ballot(version, Ballot.HANDOVER_ROUND, node.self()));
+        } else {
+            attempt(new Ballot(version, 0, node.self()));
         }
     }
 
@@ -200,6 +216,21 @@ final class Proposer {
         recordPre(node.self(), own);
     }
 
+    /** Phase 2 straight away under the hand-over ballot, for this node itself. */
+    private void handover(Ballot next) {
+        if (node.leaderVersion() >= next.version()) {
+            finish();
+            return;
+        }
+        ballot = next;
+        promises.clear();
+        refused.clear();
+        accepts.clear();
+        maxRound = next.round();
+        redirect = 0;
+        propose(node.self());
+    }
+
     void onPreVote(PeerAddress from, PreVote vote) {
         if (stage != Stage.PRE || !vote.ballot().equals(ballot) || promises.containsKey(from)
                 || refused.contains(from)) {
@@ -240,9 +271,17 @@ final class Proposer {
                 chosen = promise.acceptedCandidate();
             }
         }
+        propose(chosen);
+    }
+
+    /** Phase 2 for {@code chosen} under the current ballot; each phase has retryInterval to gather its votes. */
+    private void propose(PeerAddress chosen) {
         stage = Stage.FORMAL;
         candidate = chosen;
         refused.clear();
+        timer.cancel();
+        timer = node.scheduler().schedule(node.config().retryInterval(), this::endAttempt);
+        formalSentAt = node.clock().nanoTime();
         for (PeerAddress target : targets) {
             node.send(target, new FormalProposal(ballot, candidate, resigned));
         }
@@ -272,7 +311,9 @@ final class Proposer {
         if (accepts.size() >= majority) {
             stage = Stage.DONE;
             timer.cancel();
-            node.onDecided(ballot.version(), candidate, targets);
+            // Accepting this node as candidate, each acceptor backs it from the time the proposal was sent.
+            node.onDecided(ballot.version(), candidate, targets,
+                    candidate.equals(node.self()) ? Set.copyOf(accepts) : Set.of(), formalSentAt);
         } else if (refused.size() > targets.size() + 1 - majority) {
             endAttempt();
         }

@@ -116,6 +116,15 @@ final class QuorumNode {
     private boolean holdingOff;
     private long holdOffUntil;
     private long electionNotBefore;
+    // The instance of this node's last formal vote and when it was cast (ownVoteDelay).
+    private long votedIn;
+    private long votedAt;
+    // A version this incarnation recorded as one it may lead when it accepted its own candidacy, or -1.
+    private long candidacy = -1;
+    // What the proposer that decided this node passes to its leadership: whose acceptances back it, and since when.
+    private Set<PeerAddress> decidedBackers = Set.of();
+    private long decidedBackedSince;
+    private long decidedBackersVersion;
 
     private MemberView view = new MemberView(0);
     private LeaderDuties duties;
@@ -530,7 +539,7 @@ final class QuorumNode {
             return;
         }
         if (mayElect()) {
-            startElection(false);
+            startElection(0);
         }
         seekRound();
     }
@@ -698,7 +707,7 @@ final class QuorumNode {
         seek(true);
         openRound();
         if (mayElect() && electionAllowedNow()) {
-            startElection(false);
+            startElection(0);
         }
     }
 
@@ -738,7 +747,7 @@ final class QuorumNode {
             openRound();
         }
         if (self.equals(resign.successor())) {
-            startElection(true);
+            startElection(resign.version());
         } else {
             // Give the named successor the first go.
             electionNotBefore = clock.nanoTime() + heartbeatTimeout;
@@ -758,11 +767,17 @@ final class QuorumNode {
 
     private void becomeLeaderElect() {
         acceptor.recordLeading(leaderVersion);
+        candidacy = -1;
         enterPhase(Phase.LEADER_ELECT);
         wasMember = true;
         setCurrent(self);
         duties = new LeaderDuties(this, leaderVersion, card, view.members());
         duties.announce();
+        if (decidedBackersVersion == leaderVersion) {
+            duties.backedByVotes(decidedBackers, decidedBackedSince);
+        }
+        decidedBackers = Set.of();
+        decidedBackersVersion = 0;
         long e = epoch;
         phaseTimer = scheduler.schedule(config.heartbeatTimeout(), () -> {
             if (epoch == e && phase == Phase.LEADER_ELECT) {
@@ -970,7 +985,20 @@ final class QuorumNode {
 
     Verdict localFormalVote(Ballot ballot, PeerAddress candidate, boolean leaderResigned) {
         Refusal gate = gate(ballot.version(), leaderResigned);
-        return acceptor.formalPropose(ballot, candidate, gate, gateValue(gate));
+        boolean ownCandidacy = candidate.equals(self);
+        long ledBefore = acceptor.lastLed();
+        Verdict verdict = acceptor.formalPropose(ballot, candidate, ownCandidacy, gate, gateValue(gate));
+        if (verdict.accepted()) {
+            // The candidate counts this vote as an acknowledgement taken when it sent the proposal: from now on
+            // this node backs it as a follower that echoed that stamp would (see ownVoteDelay).
+            votedIn = ballot.version();
+            votedAt = clock.nanoTime();
+            if (ownCandidacy && ledBefore < ballot.version()) {
+                // Recorded by this incarnation, not left by an earlier one that may have led it.
+                candidacy = ballot.version();
+            }
+        }
+        return verdict;
     }
 
     /**
@@ -1004,13 +1032,24 @@ final class QuorumNode {
         return verdict.refusal() == Refusal.DECIDED ? leader : null;
     }
 
-    /** Nanoseconds until this node may vote in {@code version} as far as leader contact goes; 0 if it may now. */
+    /**
+     * Nanoseconds until this node may vote in {@code version} as far as leader contact goes; 0 if it may now. Two
+     * contacts count: the last acknowledgement from the leader it follows, and its last formal vote (the candidate it
+     * voted for counts that vote towards its first majority, so for ttlTimeout this node backs it as it would back a
+     * leader whose stamp it echoed). Neither counts once that leader (or candidate, for its version) resigned.
+     */
     long ownVoteDelay(long version, boolean leaderResigned) {
+        long now = clock.nanoTime();
+        long delay = 0;
         boolean resigned = resignedVersion == leaderVersion || (leaderResigned && leaderVersion == version - 1);
-        if (resigned) {
-            return 0;
+        if (!resigned) {
+            delay = leaderContact + ttl - now;
         }
-        return Math.max(0, leaderContact + ttl - clock.nanoTime());
+        boolean candidateResigned = resignedVersion == votedIn || (leaderResigned && votedIn == version - 1);
+        if (votedIn > 0 && version > votedIn && !candidateResigned) {
+            delay = Math.max(delay, votedAt + ttl - now);
+        }
+        return Math.max(0, delay);
     }
 
     // ================================================================ election: the proposer side
@@ -1024,7 +1063,12 @@ final class QuorumNode {
         return now - electionNotBefore >= 0;
     }
 
-    private void startElection(boolean resigned) {
+    /**
+     * Starts the election process. {@code resignedTerm}: the term of the leader that resigned naming this node its
+     * successor (the election then starts at once), or 0.
+     */
+    private void startElection(long resignedTerm) {
+        boolean resigned = resignedTerm > 0;
         if (election != null && election.running()) {
             if (!resigned) {
                 return;
@@ -1036,7 +1080,7 @@ final class QuorumNode {
             return;
         }
         openRound();
-        election = new Proposer(this, resigned);
+        election = new Proposer(this, resignedTerm);
         election.start();
         publish();
     }
@@ -1048,18 +1092,39 @@ final class QuorumNode {
         publish();
     }
 
-    /** A proposer saw M formal votes: {@code candidate} leads {@code version}. Announce it to everyone. */
-    void onDecided(long version, PeerAddress candidate, Set<PeerAddress> targets) {
+    /**
+     * A proposer saw M formal votes: {@code candidate} leads {@code version}. Announce it to everyone. {@code
+     * backers}: when the candidate is this node, the nodes whose acceptance backs it from {@code backedSince} (this
+     * node's clock when it sent the formal proposal), so that it holds its majority at once.
+     */
+    void onDecided(long version, PeerAddress candidate, Set<PeerAddress> targets, Set<PeerAddress> backers,
+            long backedSince) {
         election = null;
         Set<PeerAddress> recipients = new TreeSet<>(targets);
-        recipients.addAll(electionTargets());
-        recipients.add(candidate);
+        if (candidate.equals(self)) {
+            decidedBackers = backers;
+            decidedBackedSince = backedSince;
+            decidedBackersVersion = version;
+            leadOrDecline(version);
+            if (phase == Phase.LEADER_ELECT || phase == Phase.LEADING) {
+                // It has announced itself, with a stamp, to every node it knows; the rest of the proposal's targets
+                // still need to hear.
+                recipients.removeAll(electionTargets());
+            } else {
+                recipients.addAll(electionTargets());
+            }
+        } else {
+            recipients.addAll(electionTargets());
+            recipients.add(candidate);
+        }
         recipients.remove(self);
         NewLeader announcement = new NewLeader(version, candidate, NO_STAMP);
         for (PeerAddress recipient : recipients) {
             send(recipient, announcement);
         }
-        learnLeader(candidate, version);
+        if (!candidate.equals(self)) {
+            learnLeader(candidate, version);
+        }
     }
 
     /** A voter said the leader of a version is decided: follow it. */
@@ -1097,7 +1162,8 @@ final class QuorumNode {
                 || phase == Phase.LEADING || phase == Phase.LEADER_ELECT) {
             return;
         }
-        if (version <= acceptor.lastLed() || resignedVersion == version) {
+        // candidacy: this incarnation itself recorded the version when it accepted its own candidacy.
+        if ((version <= acceptor.lastLed() && version != candidacy) || resignedVersion == version) {
             resignedVersion = version;
             if (phase == Phase.FOLLOWING || phase == Phase.JOINING) {
                 seek(true);

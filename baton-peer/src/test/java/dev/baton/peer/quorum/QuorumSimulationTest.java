@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.core.MemberState;
 import dev.baton.peer.sim.LinkConditions;
+import dev.baton.peer.sim.NetworkEvent;
 import dev.baton.peer.transport.PeerAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,12 +42,16 @@ class QuorumSimulationTest {
         }
         long started = System.nanoTime();
         int acquisitions = 0;
+        int handovers = 0;
         for (long seed = FIRST_SEED; seed < FIRST_SEED + SCHEDULES; seed++) {
-            acquisitions += run(seed);
+            Schedule schedule = run(seed);
+            acquisitions += schedule.checker.acquisitions();
+            handovers += schedule.handovers.size();
         }
-        System.out.printf("quorum simulation: %d schedules, %d leaderships acquired, %d ms%n", SCHEDULES,
-                acquisitions, (System.nanoTime() - started) / 1_000_000);
+        System.out.printf("quorum simulation: %d schedules, %d leaderships acquired, %d hand-over proposals, %d ms%n",
+                SCHEDULES, acquisitions, handovers, (System.nanoTime() - started) / 1_000_000);
         assertThat(acquisitions).as("leadership really moved around").isGreaterThan(SCHEDULES * 2);
+        assertThat(handovers).as("graceful hand-overs (close, step-down) really happened").isGreaterThan(SCHEDULES / 4);
     }
 
     @Test
@@ -60,8 +65,8 @@ class QuorumSimulationTest {
         return schedule.cluster.describe() + schedule.checker.versions();
     }
 
-    /** Runs one schedule; returns the leaderships acquired. A failure names the seed to replay. */
-    private static int run(long seed) {
+    /** Runs one schedule. A failure names the seed to replay. */
+    private static Schedule run(long seed) {
         Schedule schedule = new Schedule(seed);
         try {
             schedule.run();
@@ -69,7 +74,7 @@ class QuorumSimulationTest {
             throw new AssertionError("quorum schedule with seed " + seed + " failed (replay with -Dquorum.seed="
                     + seed + "): " + e.getMessage() + "\nactions: " + schedule.actions, e);
         }
-        return schedule.checker.acquisitions();
+        return schedule;
     }
 
     /** One random schedule. */
@@ -78,6 +83,8 @@ class QuorumSimulationTest {
         final SimCluster cluster;
         final SafetyChecker checker;
         final List<String> actions = new ArrayList<>();
+        /** Hand-over ballots proposed: successors of a closing or stepping-down leader. */
+        final Set<Ballot> handovers = new HashSet<>();
 
         Schedule(long seed) {
             this.random = new Random(seed * 0x9E3779B97F4A7C15L);
@@ -89,6 +96,13 @@ class QuorumSimulationTest {
                     .withDuplication(random.nextDouble() * 0.02);
             this.cluster = new SimCluster(seed, size, seeds, QuorumConfig.fast(), link, random.nextInt(25) == 0);
             this.checker = new SafetyChecker(cluster);
+            cluster.network.addListener(event -> {
+                if (event instanceof NetworkEvent.Sent<QuorumMessage> sent
+                        && sent.message() instanceof QuorumMessage.FormalProposal proposal
+                        && proposal.ballot().handover()) {
+                    handovers.add(proposal.ballot());
+                }
+            });
         }
 
         void run() {
