@@ -13,7 +13,8 @@ import java.util.Objects;
  *   <tr><td>{@code work_items} (configurable, no prefix)</td><td>the desired items subscribed through the cluster
  *       or {@code PUT /work/items/{id}}: item id -> {@link WorkItemJson}</td></tr>
  *   <tr><td>{@code worker:actual_subscriptions}</td><td>item id -> {@link ActualSubscription}</td></tr>
- *   <tr><td>{@code worker:assignments}</td><td>worker URL -> process id whose global listeners get its results</td></tr>
+ *   <tr><td>{@code worker:assignments}</td><td>worker URL -> process id whose global listeners get its
+ *       results</td></tr>
  *   <tr><td>{@code worker:connections}</td><td>worker URL -> {@link WorkerConnectionState}</td></tr>
  *   <tr><td>{@code worker:listeners}</td><td>process id -> its listener card (Baton's addition: which items it has
  *       listeners for, and whether it has global ones)</td></tr>

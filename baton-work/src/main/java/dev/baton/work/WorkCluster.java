@@ -492,7 +492,8 @@ public final class WorkCluster implements AutoCloseable {
      * Counters of this process, for metrics and tests: {@code badMessages} (garbage dropped on this process's
      * channel), {@code results} (results delivered here, duplicates excluded), {@code duplicates}; and while leading
      * {@code routed}, {@code resent}, {@code droppedUnacked}, {@code waitingAck}, {@code desired}, {@code recorded},
-     * {@code inFlight}, {@code rounds}. Read on the cluster's scheduler; completes there.
+     * {@code inFlight}, {@code rounds}, {@code badCommands} (garbage dropped on {@code worker:master:commands}).
+     * Read on the cluster's scheduler; completes there.
      */
     public CompletableFuture<Map<String, Long>> counters() {
         CompletableFuture<Map<String, Long>> result = new CompletableFuture<>();
@@ -505,7 +506,7 @@ public final class WorkCluster implements AutoCloseable {
             if (current != null) {
                 long[] r = current.counters();
                 String[] names = {"routed", "resent", "droppedUnacked", "waitingAck", "desired", "recorded",
-                    "inFlight", "rounds"};
+                    "inFlight", "rounds", "badCommands"};
                 for (int i = 0; i < names.length; i++) {
                     c.put(names[i], r[i]);
                 }

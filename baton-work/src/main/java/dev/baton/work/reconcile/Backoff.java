@@ -19,7 +19,8 @@ public record Backoff(Duration initial, Duration max) {
             throw new IllegalArgumentException("retryInitial must be positive, was " + initial);
         }
         if (max.compareTo(initial) < 0) {
-            throw new IllegalArgumentException("retryMax (" + max + ") must be at least retryInitial (" + initial + ")");
+            throw new IllegalArgumentException("retryMax (" + max + ") must be at least retryInitial (" + initial
+                    + ")");
         }
     }
 

@@ -132,7 +132,7 @@ public final class LeaderRole {
         reconciler.stop();
         router.stop();
         pool.close();
-        for (Map.Entry<CompletableFuture<BusMessage.Response>, BusMessage.Request> e : new ArrayList<>(open.entrySet())) {
+        for (var e : new ArrayList<>(open.entrySet())) {
             e.getKey().complete(refusal(e.getValue(), true, "the leader stepped down: " + reason));
         }
         open.clear();
@@ -163,11 +163,14 @@ public final class LeaderRole {
         router.acked(process, stream, upTo);
     }
 
-    /** Counters for tests and metrics: results sent, re-sent, dropped, waiting; desired, records, in flight, rounds. */
+    /**
+     * Counters for tests and metrics: results routed, re-sent, dropped unacknowledged, waiting for an
+     * acknowledgement; desired items, recorded items, items in flight, rounds run; bad commands dropped.
+     */
     public long[] counters() {
         long[] r = router.counters();
         long[] c = reconciler.counters();
-        return new long[] {r[0], r[1], r[2], r[3], c[0], c[1], c[2], c[3]};
+        return new long[] {r[0], r[1], r[2], r[3], c[0], c[1], c[2], c[3], badCommands.count()};
     }
 
     private void onCommand(byte[] bytes) {

@@ -23,7 +23,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leader's reconciler (seed 001's {@code regenerateDesiredStateFromDatabase} + {@code rebalanceCameraSubscriptions}):
+ * The leader's reconciler (seed 001's {@code regenerateDesiredStateFromDatabase} and
+ * {@code rebalanceCameraSubscriptions}):
  * keeps the desired items (the store's items and the {@code DesiredStateSource}'s, reloaded whole on every notice and
  * interval) and the actual state ({@code worker:actual_subscriptions}, loaded from the store when the leadership
  * starts), runs {@link Reconciliation} rounds and carries out their actions: the store write first, under the term,
@@ -324,11 +325,7 @@ final class Reconciler {
             if (from != null) {
                 stop(from, id, env.clock().nanoTime());
             }
-        }, error -> {
-            inFlight.remove(id);
-            log.debug("could not remove the record of '{}': {}", id, error.toString());
-            wakeAt(env.clock().nanoTime() + env.config().retryInitial().toNanos());
-        });
+        }, retrySoon(id));
     }
 
     private void unassign(String id, String from, String reason) {
@@ -343,10 +340,16 @@ final class Reconciler {
             }
             log.warn("item '{}' is on no worker: {}", id, reason);
             env.events().accept(new WorkClusterEvent.ItemUnassigned(id, from, reason));
-        }, error -> {
+        }, retrySoon(id));
+    }
+
+    /** A store write failed (not refused): the next round after {@code retryInitial} tries again. */
+    private Consumer<Throwable> retrySoon(String id) {
+        return error -> {
             inFlight.remove(id);
+            log.debug("a store write for '{}' failed: {}", id, error.toString());
             wakeAt(env.clock().nanoTime() + env.config().retryInitial().toNanos());
-        });
+        };
     }
 
     private void adopt(String id, String worker, boolean record) {
@@ -387,10 +390,7 @@ final class Reconciler {
             if (item != null && !pool.holds(worker, id) && confirmed.modelUrl() != null) {
                 pool.adopt(worker, subscribe(item, confirmed.modelUrl()));
             }
-        }, error -> {
-            inFlight.remove(id);
-            wakeAt(env.clock().nanoTime() + env.config().retryInitial().toNanos());
-        });
+        }, retrySoon(id));
     }
 
     private void resubscribe(String id, String worker, boolean retry) {

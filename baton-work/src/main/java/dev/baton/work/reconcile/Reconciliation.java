@@ -28,7 +28,8 @@ import java.util.Set;
  *   <li>The planner places every desired item, starting from where the record says it is (or, for an item without
  *       a record, where workers report it: a new leader adopts what its predecessor started instead of subscribing
  *       it twice). Moves become {@link ReconcileAction.Assign}, items no longer desired {@link ReconcileAction.Remove},
- *       items without room {@link ReconcileAction.Unassign}, a second placement {@link ReconcileAction.Unsubscribe}.</li>
+ *       items without room {@link ReconcileAction.Unassign}, a second placement
+ *       {@link ReconcileAction.Unsubscribe}.</li>
  *   <li>An item that stays where it is recorded is checked against its worker's latest report: listed and pending
  *       -> {@link ReconcileAction.Confirm}; listed but not held by this leader's connection ->
  *       {@link ReconcileAction.Adopt}; not listed and never sent on this connection, or sent at least

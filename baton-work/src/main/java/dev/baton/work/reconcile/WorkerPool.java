@@ -90,7 +90,8 @@ final class WorkerPool {
             WorkerMessage.StateReport report = s.report;
             boolean online = s.connection.isOnline();
             views.add(new WorkerView(s.url, online, capacity,
-                    report == null ? 0 : fraction(report.cpuUsage()), report == null ? 0 : fraction(report.memoryUsage()),
+                    report == null ? 0 : fraction(report.cpuUsage()),
+                    report == null ? 0 : fraction(report.memoryUsage()),
                     online ? s.reported : null, s.reportAt, s.openedAt, s.held));
         }
         return views;

@@ -155,8 +155,9 @@ final class FakeWorkers implements WorkerTransport {
             } catch (WorkerProtocolException e) {
                 throw new AssertionError("the backend sent an invalid command: " + text, e);
             }
-            received.add(command.type() + (command instanceof WorkerCommand.Subscribe s ? " " + s.subscriptionIdentifier()
-                    : command instanceof WorkerCommand.Unsubscribe u ? " " + u.subscriptionIdentifier() : ""));
+            String about = command instanceof WorkerCommand.Subscribe s ? " " + s.subscriptionIdentifier()
+                    : command instanceof WorkerCommand.Unsubscribe u ? " " + u.subscriptionIdentifier() : "";
+            received.add(command.type() + about);
             if (command instanceof WorkerCommand.Subscribe s) {
                 subscribesReceived.merge(s.subscriptionIdentifier(), 1, Integer::sum);
                 if (ignoreSubscribes) {

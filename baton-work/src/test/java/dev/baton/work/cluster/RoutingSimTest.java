@@ -152,6 +152,7 @@ class RoutingSimTest {
         sim.settle();
 
         assertThat(sim.await(p2.cluster.counters()).get("badMessages")).isEqualTo(3);
+        assertThat(sim.await(leader.cluster.counters()).get("badCommands")).isEqualTo(2);
         assertThat(leader.cluster.isLeading()).isTrue();
         sim.await(p2.cluster.subscribe(SimCluster.item("d7;camG")));
         sim.run(Duration.ofSeconds(2));

@@ -23,20 +23,9 @@ class WorkClusterSimTest {
 
     @Test
     void itemsSubscribedOnAFollowerSpreadEvenlyOverTheWorkers() {
-        sim.start("p1");
-        sim.run(Duration.ofSeconds(2));
-        sim.start("p2");
-        sim.start("p3");
-        sim.run(Duration.ofSeconds(3));
-        SimCluster.Node follower = sim.follower();
-        for (int i = 0; i < 20; i++) {
-            assertThat(sim.await(follower.cluster.subscribe(SimCluster.item("display-" + i + ";cam-" + i)))).isTrue();
-        }
-        sim.run(Duration.ofSeconds(5));
+        SimCluster.Node follower = steadyState(20);
 
         Map<String, List<String>> placements = sim.placements();
-        assertThat(placements).hasSize(20);
-        assertThat(placements.values()).allSatisfy(on -> assertThat(on).hasSize(1));
         assertThat(sim.workers.all()).allSatisfy(w -> assertThat(w.items()).hasSize(5));
         WorkClusterState state = sim.await(follower.cluster.getState());
         assertThat(state.items()).hasSize(20)
@@ -58,7 +47,7 @@ class WorkClusterSimTest {
         sim.run(Duration.ofSeconds(3));
         SimCluster.Node follower = sim.follower();
         for (int i = 0; i < items; i++) {
-            sim.await(follower.cluster.subscribe(SimCluster.item("display-" + i + ";cam-" + i)));
+            assertThat(sim.await(follower.cluster.subscribe(SimCluster.item("display-" + i + ";cam-" + i)))).isTrue();
         }
         sim.run(Duration.ofSeconds(5));
         assertOnExactlyOneWorkerEach(items);
