@@ -1,21 +1,13 @@
 package dev.baton.peer.quorum;
 
-import dev.baton.core.Capabilities;
-import dev.baton.core.NodeInfo;
-import dev.baton.core.time.Clock;
-import dev.baton.core.time.ExecutorScheduler;
-import dev.baton.core.time.Scheduler;
-import dev.baton.peer.MemberCard;
+import dev.baton.peer.internal.PeerBuilder;
+import dev.baton.peer.internal.PeerWiring;
 import dev.baton.peer.transport.JacksonMessageCodec;
 import dev.baton.peer.transport.NettyTransport;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.Objects;
-import java.util.Random;
-import java.util.concurrent.Executor;
 
 /**
  * The front door of the serverless backend: builds a {@link QuorumElection} and wires it to real threads and time
@@ -64,44 +56,23 @@ public final class Quorum {
     }
 
     /** Builds a {@link QuorumElection}. {@link #group(String)} and {@link #config(QuorumConfig)} are required. */
-    public static final class Builder {
-        private final Transport<QuorumMessage> transport;
-        private final PeerAddress listen;
-        private String group;
+    public static final class Builder extends PeerBuilder<Builder, QuorumMessage> {
         private QuorumConfig config;
-        private NodeInfo node;
         private DurableState durable;
         private Path dataDir;
-        private byte[] sharedSecret;
-        private PeerAddress advertise;
-        private Clock clock = Clock.system();
-        private Scheduler scheduler;
-        private Executor eventExecutor;
-        private Random random;
 
         private Builder(Transport<QuorumMessage> transport, PeerAddress listen) {
-            this.transport = transport;
-            this.listen = listen;
+            super(transport, listen);
         }
 
-        /** The cluster's name (the election group); required. Over TCP it is also the handshake's cluster name. */
-        public Builder group(String name) {
-            this.group = name;
+        @Override
+        protected Builder self() {
             return this;
         }
 
         /** Cluster size, seeds and timings; required. */
         public Builder config(QuorumConfig value) {
             this.config = Objects.requireNonNull(value, "config");
-            return this;
-        }
-
-        /**
-         * How this node describes itself (identifier, API address, capabilities, metadata). Its id is replaced: a
-         * quorum node's id is its peer address. Default: identifier {@code baton}.
-         */
-        public Builder node(NodeInfo self) {
-            this.node = Objects.requireNonNull(self, "node");
             return this;
         }
 
@@ -117,42 +88,6 @@ public final class Quorum {
             return this;
         }
 
-        /** TCP only: authenticate peers with this shared secret (at least 16 bytes). */
-        public Builder sharedSecret(byte[] secret) {
-            this.sharedSecret = secret == null ? null : secret.clone();
-            return this;
-        }
-
-        /** TCP only: the address peers know this node by, when it differs from the listen address. */
-        public Builder advertise(PeerAddress address) {
-            this.advertise = address;
-            return this;
-        }
-
-        /** Time source; default {@link Clock#system()}. */
-        public Builder clock(Clock value) {
-            this.clock = Objects.requireNonNull(value, "clock");
-            return this;
-        }
-
-        /** Scheduler for the state machine; default: a dedicated thread, stopped when the election closes. */
-        public Builder scheduler(Scheduler value) {
-            this.scheduler = value;
-            return this;
-        }
-
-        /** Default executor for listeners; default: a dedicated event thread, stopped when the election closes. */
-        public Builder eventExecutor(Executor value) {
-            this.eventExecutor = value;
-            return this;
-        }
-
-        /** Source of randomness (probe helpers, retry pauses, ids); default: seeded from {@link SecureRandom}. */
-        public Builder random(Random value) {
-            this.random = value;
-            return this;
-        }
-
         /**
          * Builds the election; over TCP the transport is bound when this returns.
          *
@@ -160,64 +95,18 @@ public final class Quorum {
          * @throws IllegalStateException if the TCP port cannot be bound
          */
         public QuorumElection build() {
-            if (group == null || group.isBlank()) {
-                throw new IllegalArgumentException("group must be set");
-            }
+            String group = requireGroup();
             if (config == null) {
                 throw new IllegalArgumentException("config must be set (cluster size, seeds and timings)");
             }
-            NettyTransport<QuorumMessage> ownTransport = null;
-            Transport<QuorumMessage> wire = transport;
-            if (wire == null) {
-                NettyTransport.Builder<QuorumMessage> tcp = NettyTransport.builder(codec()).listen(listen)
-                        .clusterName(group);
-                if (advertise != null) {
-                    tcp.advertise(advertise);
-                }
-                if (sharedSecret != null) {
-                    tcp.sharedSecret(sharedSecret);
-                }
-                ownTransport = tcp.build();
-                wire = ownTransport;
-            }
-            NodeInfo self = node != null ? node : NodeInfo.of("baton", "baton");
-            MemberCard card = new MemberCard(self.identifier(), self.apiAddress(),
-                    self.capabilities() != null ? self.capabilities() : Capabilities.DEFAULT, self.metadata());
             DurableState state = durable != null ? durable
                     : dataDir != null ? new FileDurableState(dataDir) : new InMemoryDurableState();
-            ExecutorScheduler ownScheduler = scheduler == null ? new ExecutorScheduler("quorum-" + group) : null;
-            ExecutorScheduler ownEvents = eventExecutor == null ? new ExecutorScheduler("events-" + group) : null;
-            NettyTransport<QuorumMessage> closeTransport = ownTransport;
-            Runnable afterClose = () -> {
-                if (closeTransport != null) {
-                    closeTransport.close();
-                }
-                if (ownEvents != null) {
-                    // Let already-queued events reach listeners before the thread stops.
-                    ownEvents.execute(() -> ownEvents.close(Duration.ZERO));
-                }
-                if (ownScheduler != null) {
-                    ownScheduler.execute(() -> ownScheduler.close(Duration.ZERO));
-                }
-            };
+            PeerWiring<QuorumMessage> wiring = wire(codec(), "quorum-");
             try {
-                if (ownTransport != null) {
-                    ownTransport.start();
-                }
-                return new QuorumElection(group, card, config, wire, state, clock,
-                        ownScheduler != null ? ownScheduler : scheduler,
-                        random != null ? random : new Random(new SecureRandom().nextLong()),
-                        ownEvents != null ? ownEvents::execute : eventExecutor, afterClose);
+                return new QuorumElection(group, card(), config, wiring.transport(), state, clock(),
+                        wiring.scheduler(), wiring.random(), wiring.eventExecutor(), wiring.afterClose());
             } catch (RuntimeException e) {
-                if (ownTransport != null) {
-                    ownTransport.close();
-                }
-                if (ownScheduler != null) {
-                    ownScheduler.close(Duration.ZERO);
-                }
-                if (ownEvents != null) {
-                    ownEvents.close(Duration.ZERO);
-                }
+                wiring.abort();
                 throw e;
             }
         }

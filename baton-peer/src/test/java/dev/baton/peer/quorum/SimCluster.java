@@ -3,10 +3,10 @@ package dev.baton.peer.quorum;
 import dev.baton.core.Capabilities;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.MemberState;
-import dev.baton.core.time.Scheduler;
 import dev.baton.peer.MemberCard;
 import dev.baton.peer.sim.LinkConditions;
 import dev.baton.peer.sim.NetworkEvent;
+import dev.baton.peer.sim.NodeScheduler;
 import dev.baton.peer.sim.SimulatedNetwork;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
@@ -79,34 +79,6 @@ final class SimCluster {
         @Override
         public String toString() {
             return address + (crashed ? "(crashed)" : "") + " " + node();
-        }
-    }
-
-    /** Runs a node's tasks on the shared scheduler until the node crashes; then its pending work is dropped. */
-    static final class NodeScheduler implements Scheduler {
-        private final Scheduler delegate;
-        boolean dead;
-
-        NodeScheduler(Scheduler delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public void execute(Runnable task) {
-            delegate.execute(() -> {
-                if (!dead) {
-                    task.run();
-                }
-            });
-        }
-
-        @Override
-        public Cancellable schedule(Duration delay, Runnable task) {
-            return delegate.schedule(delay, () -> {
-                if (!dead) {
-                    task.run();
-                }
-            });
         }
     }
 
@@ -191,7 +163,7 @@ final class SimCluster {
             return;
         }
         node.crashed = true;
-        node.nodeScheduler.dead = true;
+        node.nodeScheduler.crash();
         network.crash(address);
     }
 
