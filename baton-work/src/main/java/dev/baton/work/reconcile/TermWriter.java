@@ -10,7 +10,8 @@ import java.util.function.Consumer;
 /**
  * The leader's writes to the group's fenced maps, all under its term: the store itself refuses them once a newer
  * term exists, whatever this process believes. A refusal means this leader is deposed: {@code deposed} is told and
- * neither callback runs. Callbacks run on the scheduler, and only while the role is still active.
+ * neither callback runs. Nothing is written once the role is deactivated; callbacks run on the scheduler, and only
+ * while the role is still active.
  */
 final class TermWriter {
 
@@ -39,6 +40,9 @@ final class TermWriter {
 
     /** Puts {@code key}; {@code accepted} runs once the store applied it, {@code failed} if the call failed. */
     void put(String map, String key, byte[] value, Runnable accepted, Consumer<Throwable> failed) {
+        if (!active.getAsBoolean()) {
+            return; // deactivated: nothing is written any more, even what the store would still accept
+        }
         CompletableFuture<FencedMapWrite> write;
         try {
             write = store.fencedPut(group, map, key, nodeId, term, value);
@@ -50,6 +54,9 @@ final class TermWriter {
 
     /** Removes {@code key}; {@code accepted} gets whether it existed. */
     void remove(String map, String key, Consumer<Boolean> accepted, Consumer<Throwable> failed) {
+        if (!active.getAsBoolean()) {
+            return;
+        }
         CompletableFuture<FencedMapWrite> write;
         try {
             write = store.fencedRemove(group, map, key, nodeId, term);
