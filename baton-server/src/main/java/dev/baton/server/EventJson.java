@@ -7,10 +7,14 @@ import dev.baton.core.ElectionEvent;
 import dev.baton.core.LeaderInfo;
 import dev.baton.peer.quorum.QuorumConfig;
 import dev.baton.server.http.LeaderGate;
+import dev.baton.work.WorkClusterEvent;
+import dev.baton.work.worker.WorkerEvent;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The JSON line schema of {@code baton node}: one object per event, documented in {@code docs/cli.md}. Every line has
@@ -101,6 +105,10 @@ final class EventJson {
             }
         }
         settings.fencedWrites().ifPresent(interval -> line.put("fencedWritesMs", interval.toMillis()));
+        settings.work().ifPresent(work -> {
+            ArrayNode workers = line.putArray("workers");
+            work.workers().forEach(workers::add);
+        });
         settings.http().ifPresent(http -> {
             line.put("apiUrl", http.advertiseUrl());
             line.put("leaderRedirect", http.mode() == LeaderGate.Mode.REDIRECT);
@@ -121,6 +129,61 @@ final class EventJson {
         line.put("seq", seq);
         line.put("accepted", accepted);
         line.put("currentTerm", currentTerm);
+        return finish(line, at);
+    }
+
+    /**
+     * The line for a work cluster event, or empty for the events the node does not print (connection attempts, and
+     * each result: those are summed up in {@link #detections}).
+     */
+    Optional<ObjectNode> work(WorkClusterEvent event, Instant at) {
+        ObjectNode line;
+        if (event instanceof WorkClusterEvent.WorkerNotice notice) {
+            WorkerEvent worker = notice.event();
+            String name = worker instanceof WorkerEvent.Online ? "worker-online"
+                    : worker instanceof WorkerEvent.Offline ? "worker-offline"
+                    : worker instanceof WorkerEvent.WebSocketError ? "worker-error" : null;
+            if (name == null) {
+                return Optional.empty();
+            }
+            line = start(name);
+            line.put("worker", worker.url());
+            if (worker instanceof WorkerEvent.Offline offline) {
+                line.put("reason", BatonCli.oneLine(offline.reason()));
+            } else if (worker instanceof WorkerEvent.WebSocketError error) {
+                line.put("message", BatonCli.oneLine(error.error()));
+            }
+            return Optional.of(finish(line, at));
+        }
+        if (event instanceof WorkClusterEvent.ItemAssigned assigned) {
+            line = start("item-assigned");
+            line.put("item", assigned.item());
+            line.put("worker", assigned.workerUrl());
+        } else if (event instanceof WorkClusterEvent.ItemMoved moved) {
+            line = start("item-moved");
+            line.put("item", moved.item());
+            line.put("from", moved.fromWorkerUrl());
+            line.put("to", moved.toWorkerUrl());
+        } else if (event instanceof WorkClusterEvent.ItemUnassigned unassigned) {
+            line = start("item-unassigned");
+            line.put("item", unassigned.item());
+            line.put("from", unassigned.fromWorkerUrl());
+            line.put("reason", BatonCli.oneLine(unassigned.reason()));
+        } else {
+            return Optional.empty();
+        }
+        return Optional.of(finish(line, at));
+    }
+
+    /**
+     * The summary of the detection results this node's listeners received since the last one: {@code results} in
+     * all and {@code perWorker} (worker URL -> results).
+     */
+    ObjectNode detections(Map<String, Long> perWorker, Instant at) {
+        ObjectNode line = start("detections");
+        line.put("results", perWorker.values().stream().mapToLong(Long::longValue).sum());
+        ObjectNode workers = line.putObject("perWorker");
+        new TreeMap<>(perWorker).forEach(workers::put);
         return finish(line, at);
     }
 

@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -86,6 +87,15 @@ final class NodeCommand implements Callable<Integer> {
     @Mixin
     PeerFlags peer = new PeerFlags();
 
+    @Option(names = WorkSettings.FLAG, paramLabel = "URLS",
+            description = "Run the work cluster of seed 001 in this node: the leader connects to these workers "
+                    + "(ws://HOST:PORT,...; the same list on every node) and assigns them the work items; store "
+                    + "backends only. Default: the DETECTOR_WORKERS environment variable, if set.")
+    String workers;
+
+    /** The process environment, for {@code DETECTOR_WORKERS}; replaced in tests. */
+    Function<String, String> environment = System::getenv;
+
     @Option(names = "--http", paramLabel = "HOST:PORT",
             description = "Serve the HTTP API (cluster status, leader, health, events, work items, metrics, "
                     + "dashboard) on HOST:PORT, e.g. 127.0.0.1:8001 or 0.0.0.0:8001.")
@@ -132,11 +142,33 @@ final class NodeCommand implements Callable<Integer> {
         String id = nodeId != null ? nodeId : UUID.randomUUID().toString();
         requireText("--node-id", id);
         return new NodeSettings(group.strip(), id.strip(), identifier.strip(), profile,
-                new BackendSpec.Store(backend, config()), Optional.ofNullable(fencedWrites), httpSettings());
+                new BackendSpec.Store(backend, config()), Optional.ofNullable(fencedWrites), httpSettings(),
+                workSettings());
+    }
+
+    /** {@code --workers}, else {@code DETECTOR_WORKERS} (the seed's variable) if set and not blank. */
+    private Optional<WorkSettings> workSettings() {
+        if (workers != null) {
+            return Optional.of(WorkSettings.parse(workers, WorkSettings.FLAG, profile));
+        }
+        String fromEnvironment = environment.apply(WorkSettings.ENV);
+        if (fromEnvironment == null || fromEnvironment.isBlank()) {
+            return Optional.empty();
+        }
+        return Optional.of(WorkSettings.parse(fromEnvironment, WorkSettings.ENV, profile));
     }
 
     /** {@code --backend peer}: the store-only flags are refused, the node id is the listen address. */
     private NodeSettings peerSettings() {
+        if (workers != null) {
+            throw CliError.usage("--workers needs a store every node shares (memory, redis:// or postgresql://), "
+                    + "where the work items and their assignment live; --backend peer has none");
+        }
+        String fromEnvironment = environment.apply(WorkSettings.ENV);
+        if (fromEnvironment != null && !fromEnvironment.isBlank()) {
+            throw CliError.usage("DETECTOR_WORKERS is set, and the work cluster needs a store every node shares "
+                    + "(memory, redis:// or postgresql://); --backend peer has none: unset it to run a peer node");
+        }
         if (fencedWrites != null) {
             throw CliError.usage("--fenced-writes needs a store that fences writes (memory, redis:// or "
                     + "postgresql://); --backend peer has none");

@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param backend      the backend and its own validated settings
  * @param fencedWrites the interval of the fenced-write loop, if it runs (store backends only)
  * @param http         how to serve the HTTP API, if it runs
+ * @param work         the work cluster the node runs, if any (store backends only)
  */
 record NodeSettings(
         String group,
@@ -23,5 +24,12 @@ record NodeSettings(
         String profile,
         BackendSpec backend,
         Optional<Duration> fencedWrites,
-        Optional<NodeApi.Settings> http) {
+        Optional<NodeApi.Settings> http,
+        Optional<WorkSettings> work) {
+
+    /** A node without a work cluster. */
+    NodeSettings(String group, String nodeId, String identifier, String profile, BackendSpec backend,
+            Optional<Duration> fencedWrites, Optional<NodeApi.Settings> http) {
+        this(group, nodeId, identifier, profile, backend, fencedWrites, http, Optional.empty());
+    }
 }

@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintStream;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,14 +25,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One running {@code baton node}: an election on its {@link NodeBackend} (a store, or the serverless peer protocol),
- * its events printed as JSON lines, the optional fenced-write loop (store backends), the optional HTTP API with its
- * metrics, and the shutdown that a signal triggers.
+ * its events printed as JSON lines, the optional fenced-write loop (store backends), the optional work cluster
+ * ({@code --workers}, store backends), the optional HTTP API with its metrics, and the shutdown that a signal
+ * triggers.
  *
  * <p>Start order: the backend's own port (peer) binds when the election is built and the HTTP API binds its port
  * before the election starts, so a port that is taken ends the node with a usage error before it ever contends.
  * Shutdown order matters and is the reason this class exists: on SIGTERM or SIGINT the HTTP API stops first (requests
  * in flight finish, no new write is accepted), then the fenced-write loop stops (no write after the release), then
- * the election closes (a leader prints {@code leadership-lost} with reason {@code RELEASED} and releases its lease, or
+ * the work cluster closes (a leader stops acting and closes its worker connections before it releases, so two nodes
+ * never drive the workers at once), then the election closes (a leader prints {@code leadership-lost} with reason {@code RELEASED} and releases its lease, or
  * on peer hands over to a successor, so another node takes over at once), then every queued event line is printed,
  * then the backend closes (the store connection, or the peer transport). The JVM would report a signal death (exit
  * 143 or 130) even after a clean shutdown; a node that released cleanly has done what was asked, so the hook ends the
@@ -49,6 +52,7 @@ final class RunningNode {
     private final ExecutorService printer;
     private final Election election;
     private final FencedWriter fencedWriter;
+    private final NodeWorkCluster work;
     private final NodeApi api;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -76,8 +80,12 @@ final class RunningNode {
             backend.bindMetrics(registry, Tags.of("group", settings.group()));
         }
         this.election = backend.election(self, metrics != null ? metrics : ElectionMetrics.NONE, clock);
+        this.work = settings.work().map(w -> new NodeWorkCluster(w, election, backend.store().orElseThrow(
+                () -> CliError.usage(w.origin() + " needs a store every node shares; " + backend.describe()
+                        + " has none")), clock, json, lines)).orElse(null);
         this.api = settings.http().isEmpty() ? null : NodeApi.create(settings.http().get(), election, backend.store(),
-                backend.describe(), registry, metrics, backend.callTimeout(), clock);
+                backend.describe(), registry, metrics, backend.callTimeout(), clock,
+                Optional.ofNullable(work).map(NodeWorkCluster::cluster));
         this.fencedWriter = settings.fencedWrites()
                 .map(interval -> new FencedWriter(election, interval, backend.callTimeout(), clock, json, lines))
                 .orElse(null);
@@ -103,6 +111,9 @@ final class RunningNode {
             try {
                 api.start();
             } catch (NodeApi.CannotListen e) {
+                if (work != null) {
+                    work.close();
+                }
                 election.close();
                 backend.close();
                 throw CliError.usage("--http: " + e.getMessage(), e);
@@ -113,6 +124,9 @@ final class RunningNode {
         log.info("Node {} ({}) joining group {} on {} with {}", settings.nodeId(), settings.identifier(),
                 settings.group(), backend.describe(), settings.backend());
         Runtime.getRuntime().addShutdownHook(new Thread(this::shutdownAndHalt, "baton-node-shutdown"));
+        if (work != null) {
+            work.start();
+        }
         election.start();
         if (fencedWriter != null) {
             fencedWriter.start();
@@ -133,6 +147,9 @@ final class RunningNode {
             }
             if (fencedWriter != null) {
                 fencedWriter.close();
+            }
+            if (work != null) {
+                work.close();
             }
             election.close();
             printer.shutdown();

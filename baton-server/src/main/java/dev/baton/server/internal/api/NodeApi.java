@@ -6,6 +6,7 @@ import dev.baton.core.time.Clock;
 import dev.baton.server.http.LeaderGate;
 import dev.baton.server.http.LeaderOnly;
 import dev.baton.server.metrics.MicrometerElectionMetrics;
+import dev.baton.work.WorkCluster;
 import dev.baton.work.WorkItemJson;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -99,23 +100,26 @@ public final class NodeApi implements AutoCloseable {
             PrometheusMeterRegistry registry, MicrometerElectionMetrics metrics, Duration storeTimeout,
             Clock clock) {
         return create(settings, election, Optional.of(store), store.describe(), registry, metrics, storeTimeout,
-                clock);
+                clock, Optional.empty());
     }
 
     /**
      * Builds the API for {@code election}; call before {@code election.start()}. Without a store (the serverless
      * {@code peer} backend) {@code /cluster/events} answers from this node's own event log and the work items answer
-     * {@code 501 no_shared_store}, since there is nowhere to keep them that a new leader would find.
+     * {@code 501 no_shared_store}, since there is nowhere to keep them that a new leader would find. With a work
+     * cluster, {@code GET /work/state} answers its state, items need a {@code modelUrl}, and every accepted item write
+     * asks the cluster's leader to reconcile at once; without one, {@code GET /work/state} answers {@code 404 no_work_cluster}.
      *
      * @param store       the shared store, if the backend has one
      * @param backend     the backend as {@code /cluster/status} shows it, without secrets
      * @param registry    where {@code /metrics} reads from and HTTP request metrics go
      * @param metrics     the election's meters, already passed to its builder; bound to the election here
      * @param callTimeout the bound on every backend call a request makes
+     * @param work        the node's work cluster ({@code --workers}), if it runs one; it needs the store
      */
     public static NodeApi create(Settings settings, Election election, Optional<CoordinationStore> store,
             String backend, PrometheusMeterRegistry registry, MicrometerElectionMetrics metrics, Duration callTimeout,
-            Clock clock) {
+            Clock clock, Optional<WorkCluster> work) {
         LocalEventLog localEvents = LocalEventLog.recording(election, clock);
         metrics.bindTo(election);
         LeaderGate gate = new LeaderGate(election, settings.mode());
@@ -153,9 +157,15 @@ public final class NodeApi implements AutoCloseable {
         cluster.register(app);
         if (store.isPresent()) {
             app.before("/work/items/{id}", LeaderOnly.handler(gate));
-            new WorkItemRoutes(election, store.get(), gate, calls).register(app);
+            new WorkItemRoutes(election, store.get(), gate, calls, work).register(app);
         } else {
             WorkItemRoutes.registerWithoutStore(app, backend);
+        }
+        if (work.isPresent()) {
+            new WorkStateRoutes(work.get(), calls).register(app);
+        } else {
+            WorkStateRoutes.registerWithout(app, store.isPresent() ? WorkStateRoutes.notRunning()
+                    : WorkItemRoutes.noSharedStore(backend));
         }
         app.get("/metrics", ctx -> metrics(ctx, cluster, metrics, registry));
         return new NodeApi(settings, app);

@@ -11,6 +11,7 @@ import dev.baton.core.store.FencedValue;
 import dev.baton.server.http.LeaderGate;
 import dev.baton.server.http.LeaderOnly;
 import dev.baton.work.InvalidWorkItemException;
+import dev.baton.work.WorkCluster;
 import dev.baton.work.WorkItem;
 import dev.baton.work.WorkItemJson;
 import io.javalin.Javalin;
@@ -43,12 +44,19 @@ final class WorkItemRoutes {
     private final FencedMapStore store;
     private final LeaderGate gate;
     private final StoreCalls calls;
+    private final Optional<WorkCluster> work;
 
-    WorkItemRoutes(Election election, FencedMapStore store, LeaderGate gate, StoreCalls calls) {
+    /**
+     * @param work the node's work cluster, if it runs one: then an item needs a {@code modelUrl} (the node has no
+     *             assignment hook to make one), and every accepted write asks the cluster's leader to reconcile now
+     */
+    WorkItemRoutes(Election election, FencedMapStore store, LeaderGate gate, StoreCalls calls,
+            Optional<WorkCluster> work) {
         this.election = election;
         this.store = store;
         this.gate = gate;
         this.calls = calls;
+        this.work = work;
     }
 
     void register(Javalin app) {
@@ -63,9 +71,7 @@ final class WorkItemRoutes {
      * no_shared_store}, whoever leads, because items kept by one node would be gone after a failover.
      */
     static void registerWithoutStore(Javalin app, String backend) {
-        ApiProblem problem = new ApiProblem(501, "no_shared_store", "The work items live in a shared store, and this"
-                + " node's backend (" + backend + ") has none: run the nodes with --backend redis://... or"
-                + " postgresql://... to use them");
+        ApiProblem problem = noSharedStore(backend);
         Handler refuse = ctx -> {
             throw problem;
         };
@@ -73,6 +79,13 @@ final class WorkItemRoutes {
         app.get("/work/items/{id}", refuse);
         app.put("/work/items/{id}", refuse);
         app.delete("/work/items/{id}", refuse);
+    }
+
+    /** {@code 501 no_shared_store}: the work items and the work cluster need a store that every node shares. */
+    static ApiProblem noSharedStore(String backend) {
+        return new ApiProblem(501, "no_shared_store", "The work items live in a shared store, and this node's backend"
+                + " (" + backend + ") has none: run the nodes with --backend redis://... or postgresql://... to use"
+                + " them");
     }
 
     private void list(Context ctx) {
@@ -106,6 +119,10 @@ final class WorkItemRoutes {
                     ? ApiProblem.invalidField("invalid_item", e.field().get(), e.getMessage())
                     : new ApiProblem(400, "malformed_json", e.getMessage());
         }
+        if (work.isPresent() && item.modelUrl() == null) {
+            throw ApiProblem.invalidField("invalid_item", "modelUrl", "modelUrl is required on nodes that run a work"
+                    + " cluster (--workers): the worker the item is assigned to downloads its model from there");
+        }
         Optional<Leadership> leadership = election.leadership();
         if (leadership.isEmpty()) {
             ClusterRoutes.notLeading(ctx, gate);
@@ -119,6 +136,7 @@ final class WorkItemRoutes {
             staleTerm(ctx, term, write.currentTerm());
             return;
         }
+        itemsChanged("PUT /work/items/" + id);
         ApiJson.send(ctx, write.existed() ? 200 : 201, entry(id, WorkItemJson.toTree(item), term,
                 election.nodeId()));
     }
@@ -142,7 +160,22 @@ final class WorkItemRoutes {
         if (!write.existed()) {
             throw ApiProblem.notFound("No work item '" + id + "'");
         }
+        itemsChanged("DELETE /work/items/" + id);
         ctx.status(204);
+    }
+
+    /**
+     * Asks the work cluster's leader to regenerate its desired state now (the seed's {@code regenerate_subscriptions})
+     * rather than at its next interval; the write ran on the leader, so usually this node's own cluster.
+     */
+    private void itemsChanged(String change) {
+        work.ifPresent(cluster -> {
+            try {
+                cluster.requestRegeneration(change);
+            } catch (IllegalStateException closing) {
+                // the node is shutting down: the next leader regenerates when it starts
+            }
+        });
     }
 
     private void staleTerm(Context ctx, long term, long currentTerm) {

@@ -1,0 +1,78 @@
+package dev.baton.server;
+
+import dev.baton.work.WorkClusterConfig;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * The work cluster a node runs ({@code --workers}, or the seed's {@code DETECTOR_WORKERS} environment variable): the
+ * workers' WebSocket URLs and the cluster's timings, which follow {@code --profile}.
+ *
+ * @param workers the workers' URLs, distinct, in the order given
+ * @param origin  where they came from, {@code --workers} or {@code DETECTOR_WORKERS}, for messages
+ * @param config  {@link WorkClusterConfig#defaults()} (seed 001's timings) or, with {@code --profile fast},
+ *                {@link WorkClusterConfig#fast()}
+ */
+record WorkSettings(List<String> workers, String origin, WorkClusterConfig config) {
+
+    /** The flag. */
+    static final String FLAG = "--workers";
+    /** The seed's environment variable, read when the flag is absent. */
+    static final String ENV = "DETECTOR_WORKERS";
+
+    WorkSettings {
+        workers = List.copyOf(workers);
+        Objects.requireNonNull(origin, "origin");
+        Objects.requireNonNull(config, "config");
+    }
+
+    /**
+     * Reads a comma-separated list of {@code ws://HOST:PORT} or {@code wss://HOST:PORT} URLs (spaces around commas
+     * allowed).
+     *
+     * @throws CliError (usage) naming {@code origin} and the first entry that is empty, not such a URL, or repeated
+     */
+    static WorkSettings parse(String text, String origin, String profile) {
+        List<String> urls = new ArrayList<>();
+        for (String part : text.split(",", -1)) {
+            String url = part.strip();
+            if (url.isEmpty()) {
+                throw CliError.usage(origin + " must be a comma-separated list of ws://HOST:PORT URLs, with no empty "
+                        + "entry, was '" + text + "'");
+            }
+            check(url, origin);
+            if (urls.contains(url)) {
+                throw CliError.usage(origin + " lists worker " + url + " twice");
+            }
+            urls.add(url);
+        }
+        return new WorkSettings(urls, origin, profile.equals("fast") ? WorkClusterConfig.fast()
+                : WorkClusterConfig.defaults());
+    }
+
+    private static void check(String url, String origin) {
+        if (!url.contains("://")) {
+            throw notAWorkerUrl(url, origin);
+        }
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
+            throw CliError.usage(origin + ": '" + url + "' is not a URL (" + e.getReason() + "); expected "
+                    + "ws://HOST:PORT", e);
+        }
+        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+        if (!(scheme.equals("ws") || scheme.equals("wss")) || uri.getHost() == null) {
+            throw notAWorkerUrl(url, origin);
+        }
+    }
+
+    private static CliError notAWorkerUrl(String url, String origin) {
+        return CliError.usage(origin + ": '" + url + "' is not a worker URL; expected ws://HOST:PORT or "
+                + "wss://HOST:PORT, e.g. ws://127.0.0.1:9001");
+    }
+}
