@@ -195,6 +195,7 @@ final class WorkerPool {
             if (event instanceof WorkerEvent.DetectionResult) {
                 return; // reported where the result is delivered, not where it arrives
             }
+            boolean wasSettled = settled;
             if (event instanceof WorkerEvent.Connected) {
                 openedAt = env.clock().nanoTime();
                 connectedAt = env.clock().instant();
@@ -210,7 +211,7 @@ final class WorkerPool {
                 writeState(this);
             }
             if (event instanceof WorkerEvent.Online || event instanceof WorkerEvent.Offline
-                    || event instanceof WorkerEvent.Disconnected) {
+                    || event instanceof WorkerEvent.Disconnected || settled != wasSettled) {
                 callbacks.availabilityChanged(url);
             }
         }
@@ -227,10 +228,14 @@ final class WorkerPool {
                 reported = items;
                 reportAt = env.clock().nanoTime();
                 lastHeartbeat = env.clock().instant();
+                boolean first = !settled;
                 settled = true;
                 if (changed || !stateWritten
                         || reportAt - lastStateWrite >= env.config().connectionStateInterval().toNanos()) {
                     writeState(this);
+                }
+                if (first) {
+                    callbacks.availabilityChanged(url); // the last first report ends a new leader's takeover wait
                 }
                 callbacks.reported(url, changed);
             } else if (message instanceof WorkerMessage.ImageDetection d) {

@@ -219,4 +219,15 @@ class ReconcilerSimTest {
         node.faults.heal();
         lonely.faults.heal();
     }
+
+    @Test
+    void aNewLeaderPlansAsSoonAsEveryWorkerHasReportedOrFailedNotAfterTheWholeGrace() {
+        sim.config = WorkClusterConfig.fast().toBuilder().takeoverGrace(Duration.ofSeconds(60)).build();
+        sim.workers.get(sim.workerUrls.get(1)).kill(); // refuses connections: settled by failing
+        SimCluster.Node node = sim.start("p1");
+        sim.run(Duration.ofSeconds(2));
+        sim.await(node.cluster.subscribe(SimCluster.item("d1;cam1")));
+        sim.run(Duration.ofMillis(500));
+        assertThat(sim.placements()).containsOnlyKeys("d1;cam1");
+    }
 }

@@ -87,7 +87,9 @@ class WorkClusterRedisTest {
                 .config(ElectionConfig.fast()).build();
         WorkCluster cluster = WorkCluster.builder(election, store)
                 .workers(workers.stream().map(w -> w.uri().toString()).toList())
-                .config(WorkClusterConfig.fast()).build();
+                // A generous takeover grace: a new leader usually settles at the workers' first reports, long
+                // before it; the margin keeps a starved CI machine from moving items that did not need to move.
+                .config(WorkClusterConfig.fast().toBuilder().takeoverGrace(Duration.ofSeconds(5)).build()).build();
         Process p = new Process(id, store, election, cluster);
         processes.add(p);
         return p;
