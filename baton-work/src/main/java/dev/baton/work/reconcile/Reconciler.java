@@ -44,6 +44,9 @@ final class Reconciler {
     private final String actualMap;
 
     private Map<String, WorkItem> storeItems;
+    // Store items this leader wrote or removed while a load was under way: the load may have read before the write,
+    // so they are applied again on top of what it read (null: removed).
+    private final Map<String, WorkItem> changedWhileLoading = new HashMap<>();
     private Map<String, WorkItem> sourceItems;
     private Map<String, WorkItem> desired;
     private final Map<String, ActualSubscription> actual = new HashMap<>();
@@ -174,8 +177,11 @@ final class Reconciler {
                         log.warn("stored item '{}' is invalid ({}); it is not desired", id, e.getMessage());
                     }
                 });
+                byId.putAll(changedWhileLoading);
+                byId.values().removeIf(java.util.Objects::isNull);
                 storeItems = byId;
             }
+            changedWhileLoading.clear();
             if (e2 != null) {
                 Throwable cause = e2.getCause() instanceof SourceFailure f ? f.getCause() : e2;
                 log.warn("the desired state source failed ({}); keeping the desired state as it was",
@@ -213,6 +219,9 @@ final class Reconciler {
 
     /** An item was stored in the desired items (a subscribe through the facade). */
     void itemStored(WorkItem item) {
+        if (regenerating) {
+            changedWhileLoading.put(item.subscriptionIdentifier(), item);
+        }
         if (storeItems != null) {
             storeItems.put(item.subscriptionIdentifier(), item);
             mergeDesired();
@@ -221,6 +230,9 @@ final class Reconciler {
 
     /** An item was removed from the stored desired items. */
     void itemRemoved(String id) {
+        if (regenerating) {
+            changedWhileLoading.put(id, null);
+        }
         if (storeItems != null && storeItems.remove(id) != null) {
             mergeDesired();
         }
