@@ -423,7 +423,6 @@ final class BullyNode {
     void foundGroup(LeaderRecord lastSeen) {
         enterPhase(Phase.FOUNDING);
         long e = epoch;
-        long issued = clock.nanoTime();
         store.read(record -> {
             if (epoch != e) {
                 return;
@@ -435,6 +434,7 @@ final class BullyNode {
                 return;
             }
             long next = nextTerm(record);
+            long issued = clock.nanoTime();
             store.write(new LeaderRecord(group, next, selfId, 1, selfId), write -> {
                 if (epoch != e) {
                     return;
@@ -777,7 +777,6 @@ final class BullyNode {
     private void claim() {
         enterPhase(Phase.CLAIMING);
         long e = epoch;
-        long issued = clock.nanoTime();
         store.read(record -> {
             if (epoch != e) {
                 return;
@@ -787,6 +786,8 @@ final class BullyNode {
                 return;
             }
             long next = nextTerm(record);
+            // The accepted write proves the term from the moment it was sent: the leadership is valid from then.
+            long issued = clock.nanoTime();
             store.write(new LeaderRecord(group, next, selfId, pid, selfId), write -> {
                 if (epoch != e) {
                     return;

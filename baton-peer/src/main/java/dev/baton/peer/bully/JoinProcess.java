@@ -7,7 +7,9 @@ import dev.baton.peer.bully.BullyMessage.JoinAccepted;
 import dev.baton.peer.bully.BullyMessage.JoinRefused;
 import dev.baton.peer.transport.PeerAddress;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Seed 004's start-up: find the leader through the leader store and join it, in at most {@code joinAttempts} (4)
@@ -58,6 +60,7 @@ final class JoinProcess {
     private Failure lastFailure = Failure.NO_LEADER;
     private LeaderRecord lastRecord;
     private PeerAddress target;
+    private final Set<PeerAddress> asked = new HashSet<>();
     private Cancellable timer = Cancellable.NONE;
 
     JoinProcess(BullyNode node, long epoch) {
@@ -137,6 +140,7 @@ final class JoinProcess {
             return;
         }
         target = leader;
+        asked.add(leader);
         node.send(leader, new Join(node.incarnation(), node.card()));
         timer = node.scheduler().schedule(node.config().electionTimeout(), () -> {
             if (current() && leader.equals(target)) {
@@ -154,8 +158,9 @@ final class JoinProcess {
         }
     }
 
+    /** An admission; also a late one, from a leader asked in an earlier attempt whose answer came after the wait. */
     void onAccepted(PeerAddress from, JoinAccepted accepted) {
-        if (!from.equals(target)) {
+        if (!asked.contains(from)) {
             return;
         }
         timer.cancel();
