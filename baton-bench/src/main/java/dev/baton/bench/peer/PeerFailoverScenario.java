@@ -103,8 +103,9 @@ public final class PeerFailoverScenario implements Scenario {
         explained.put("kill -> first survivor opens a round", "detection: a follower drops the leader once it has"
                 + " heard no acknowledgement for ttlTimeout (checked every heartbeatInterval)");
         explained.put("round opens -> acquired", "election: status query (M nodes must see the leader unhealthy),"
-                + " pre-proposal and formal proposal (votes fsynced), NewLeader, a majority echoes the new"
-                + " leader's stamp; then its listener runs");
+                + " pre-proposal and formal proposal (votes fsynced; refused and retried while some acceptors still"
+                + " heard the old leader within ttlTimeout); the acceptances are the new leader's first majority;"
+                + " then its listener runs");
         PhaseBreakdown phases = new PhaseBreakdown(warmup, n, explained);
         List<PeerAddress> addresses = workspace.addresses();
         for (int k = 1; k <= warmup + n; k++) {

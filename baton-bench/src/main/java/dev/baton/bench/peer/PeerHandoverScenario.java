@@ -3,17 +3,23 @@ package dev.baton.bench.peer;
 import dev.baton.bench.BenchOptions;
 import dev.baton.bench.Scenario;
 import dev.baton.bench.stats.LatencyReport;
+import dev.baton.bench.stats.MarkdownTable;
 import dev.baton.bench.stats.PhaseBreakdown;
 import dev.baton.bench.stats.Samples;
+import dev.baton.bench.stats.Summary;
 import dev.baton.bench.support.Environment;
 import dev.baton.core.ClusterStatus;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.MemberState;
 import dev.baton.core.NodeInfo;
+import dev.baton.peer.quorum.AcceptorState;
+import dev.baton.peer.quorum.FileDurableState;
 import dev.baton.peer.quorum.Quorum;
 import dev.baton.peer.quorum.QuorumConfig;
 import dev.baton.peer.quorum.QuorumElection;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -22,10 +28,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Graceful hand-over on the serverless quorum: five nodes in this JVM, each with its own {@code NettyTransport} on a
- * loopback port and its own data directory (votes synced to disk), fast profile. Each round the leader is closed and
- * the time from the {@code close()} call to the next leader's {@code LeadershipAcquired} listener is taken; then a
- * node is started again on the closed one's address and data directory, and the next round waits until the cluster
- * is whole (one leader, followed by all five, all five {@code ACTIVE} in its table).
+ * loopback port and its own data directory (votes synced to disk), fast profile. Each round the leader hands over and
+ * the time from the call to the next leader's {@code LeadershipAcquired} listener is taken. Rounds alternate between
+ * {@code close()} (after which a node is started again on the closed one's address and data directory, so that there
+ * are always five) and {@code stepDown()}, so that both see the same conditions. Every round starts once the cluster is
+ * whole: one leader, followed by all five, all five {@code ACTIVE} in its table. The cost of one vote write on the
+ * same disk is measured alongside.
  */
 public final class PeerHandoverScenario implements Scenario {
 
@@ -39,6 +47,17 @@ public final class PeerHandoverScenario implements Scenario {
     private record Seen(int node, long term, long atNanos) {
     }
 
+    private enum Handover {
+        CLOSE("leader close() -> next leader acquired"),
+        STEP_DOWN("leader stepDown() -> next leader acquired");
+
+        final String label;
+
+        Handover(String label) {
+            this.label = label;
+        }
+    }
+
     private final QuorumElection[] nodes = new QuorumElection[NODES];
     private final BlockingQueue<Seen> acquired = new LinkedBlockingQueue<>();
     private final BlockingQueue<Seen> started = new LinkedBlockingQueue<>();
@@ -50,31 +69,44 @@ public final class PeerHandoverScenario implements Scenario {
 
     @Override
     public String description() {
-        return "serverless quorum, 5 nodes on loopback TCP: leader close() -> next leader's LeadershipAcquired";
+        return "serverless quorum, 5 nodes on loopback TCP: leader close() / stepDown() -> next LeadershipAcquired";
     }
 
     @Override
     public void run(BenchOptions options, PrintStream out) throws Exception {
         int n = options.n(200);
-        int warmup = options.warmup(20);
+        int warmup = options.warmup(100);
         out.println("## Serverless quorum: graceful hand-over (`peer-handover`)");
         out.println();
         try (PeerWorkspace workspace = new PeerWorkspace(name(), NODES)) {
             QuorumConfig config = QuorumConfig.fast().clusterSize(NODES)
                     .seeds(workspace.addresses().subList(0, SEEDS)).build();
             out.println(Environment.machine() + ". " + NODES + " `QuorumElection`s in one JVM, each on its own"
-                    + " `NettyTransport` (127.0.0.1, own port) with its own data directory under " + workspace.root()
-                    .getParent() + " (votes fsynced), " + SEEDS + " seeds, QuorumConfig.fast(). " + n
-                    + " hand-overs after " + warmup + " warm-up ones. Each: `close()` on the leader, timed from the"
-                    + " call to the `LeadershipAcquired` listener of the next leader (a larger term); then a node is"
-                    + " started on the closed one's address and data directory and the next round waits until all"
-                    + " five follow one leader and are ACTIVE in its table.");
+                    + " `NettyTransport` (127.0.0.1, own port) and its own data directory under "
+                    + workspace.root().getParent() + " (votes fsynced), " + SEEDS + " seeds, QuorumConfig.fast()."
+                    + " Rounds alternate between `close()` and `stepDown()`: " + n + " of each after " + warmup
+                    + " warm-up rounds (JIT), each timed from the call on the leader to the `LeadershipAcquired`"
+                    + " listener of the next leader (a larger term). After a `close()` a node is started on the"
+                    + " closed one's address and data directory; every round starts once all five follow one"
+                    + " leader and are ACTIVE in its table.");
             out.println();
+            out.println(voteWrite(workspace.root().resolve("calibration")));
+            out.println();
+            Map<Handover, Samples> samples = new LinkedHashMap<>();
+            Map<Handover, PhaseBreakdown> phases = new LinkedHashMap<>();
+            for (Handover kind : Handover.values()) {
+                samples.put(kind, new Samples(warmup / 2, n));
+                phases.put(kind, newBreakdown(warmup / 2, n));
+            }
             try {
                 for (int i = 0; i < NODES; i++) {
                     startNode(i, workspace, config);
                 }
-                measure(workspace, config, warmup, n, out);
+                for (int round = 0; round < warmup + 2 * n; round++) {
+                    Handover kind = Handover.values()[round % 2];
+                    handOver(kind, round, workspace, config, samples.get(kind), phases.get(kind));
+                }
+                awaitWhole();
                 workspace.completed();
             } finally {
                 for (QuorumElection node : nodes) {
@@ -88,8 +120,25 @@ public final class PeerHandoverScenario implements Scenario {
                     }
                 }
             }
+            LatencyReport report = new LatencyReport();
+            samples.forEach((kind, series) -> report.add(kind.label, series.summary(), "goal p99 <= 10 ms"));
+            out.println(report.table());
+            phases.forEach((kind, split) -> {
+                out.println("Where the time goes, " + kind.label + ":");
+                out.println();
+                out.println(split.table());
+            });
         }
         out.flush();
+    }
+
+    private static PhaseBreakdown newBreakdown(int warmup, int n) {
+        Map<String, String> explained = new LinkedHashMap<>();
+        explained.put("call -> successor's round opens", "the leader stops, its listeners return, it sends"
+                + " LeaderResign; the named successor opens its election round on receipt");
+        explained.put("round opens -> acquired", "formal proposal under the hand-over ballot, no pre-proposal (each"
+                + " vote fsynced first); the acceptances are the new leader's majority; then its listener runs");
+        return new PhaseBreakdown(warmup, n, explained);
     }
 
     private void startNode(int index, PeerWorkspace workspace, QuorumConfig config) {
@@ -111,65 +160,48 @@ public final class PeerHandoverScenario implements Scenario {
         election.start();
     }
 
-    private void measure(PeerWorkspace workspace, QuorumConfig config, int warmup, int n, PrintStream out)
-            throws Exception {
-        Samples handover = new Samples(warmup, n);
-        Map<String, String> explained = new LinkedHashMap<>();
-        explained.put("close() -> successor's round opens", "the leader stops, its listeners return, it sends"
-                + " LeaderResign; the named successor opens its election round on receipt");
-        explained.put("round opens -> acquired", "pre-proposal and formal proposal (each vote fsynced first),"
-                + " NewLeader, a majority echoes the new leader's stamp; then its listener runs");
-        PhaseBreakdown phases = new PhaseBreakdown(warmup, n, explained);
-        int fallbacks = 0;
-        for (int round = 1; round <= warmup + n; round++) {
-            int leader = awaitWhole();
-            long term = nodes[leader].leadership().orElseThrow().term();
-            acquired.clear();
-            started.clear();
-            long closeAt = System.nanoTime();
+    /** One round: waits until the cluster is whole, hands over, records the time; after a close, re-adds a node. */
+    private void handOver(Handover kind, int round, PeerWorkspace workspace, QuorumConfig config, Samples samples,
+            PhaseBreakdown phases) throws Exception {
+        int leader = awaitWhole();
+        long term = nodes[leader].leadership().orElseThrow().term();
+        acquired.clear();
+        started.clear();
+        long calledAt = System.nanoTime();
+        if (kind == Handover.CLOSE) {
             nodes[leader].close();
-            Seen next = nextLeader(leader, term);
-            Seen opened = roundOpenedOn(next.node(), closeAt);
-            handover.add(next.atNanos() - closeAt);
-            if (opened != null) {
-                phases.record(closeAt, opened.atNanos(), next.atNanos());
-            } else {
-                fallbacks++;
-            }
-            System.err.printf("peer-handover %d: %.2f ms (term %d -> %d)%n", round,
-                    (next.atNanos() - closeAt) / 1e6, term, next.term());
-            startNode(leader, workspace, config);
+        } else {
+            nodes[leader].stepDown();
         }
-        awaitWhole();
-        LatencyReport report = new LatencyReport().add("close() -> next leader acquired", handover.summary(),
-                "goal p99 <= 10 ms");
-        out.println(report.table());
-        out.println("Where the time goes:");
-        out.println();
-        out.println(phases.table());
-        if (fallbacks > 0) {
-            out.println("Rounds where the new leader opened no round after the close (not split): " + fallbacks
-                    + ".");
-            out.println();
+        Seen next = nextLeader(leader, term);
+        samples.add(next.atNanos() - calledAt);
+        Seen opened = roundOpenedOn(next.node(), calledAt);
+        if (opened != null) {
+            phases.record(calledAt, opened.atNanos(), next.atNanos());
+        }
+        System.err.printf("peer-handover %d %s: %.2f ms (term %d -> %d)%n", round, kind,
+                (next.atNanos() - calledAt) / 1e6, term, next.term());
+        if (kind == Handover.CLOSE) {
+            startNode(leader, workspace, config);
         }
     }
 
     /** The first acquisition of a term above {@code term} by another node. */
-    private Seen nextLeader(int closed, long term) throws InterruptedException {
+    private Seen nextLeader(int previous, long term) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDOVER_TIMEOUT_MILLIS);
         while (true) {
             Seen seen = acquired.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             if (seen == null) {
-                throw new IllegalStateException("no new leader within " + HANDOVER_TIMEOUT_MILLIS + " ms of closing"
-                        + " node-" + closed);
+                throw new IllegalStateException("no new leader within " + HANDOVER_TIMEOUT_MILLIS + " ms of node-"
+                        + previous + " handing over");
             }
-            if (seen.node() != closed && seen.term() > term) {
+            if (seen.node() != previous && seen.term() > term) {
                 return seen;
             }
         }
     }
 
-    /** The last round the new leader opened after the close, if any. */
+    /** The last round the new leader opened after the call, if any. */
     private Seen roundOpenedOn(int node, long after) {
         Seen found = null;
         for (Seen seen : started) {
@@ -210,5 +242,24 @@ public final class PeerHandoverScenario implements Scenario {
             }
         }
         return true;
+    }
+
+    /** One vote write (temporary file, fsync, rename, directory fsync) on the disk the nodes use, 200 times. */
+    private static String voteWrite(Path directory) throws Exception {
+        Files.createDirectories(directory);
+        FileDurableState state = new FileDurableState(directory);
+        long[] samples = new long[200];
+        for (int i = 0; i < 20 + samples.length; i++) {
+            long start = System.nanoTime();
+            state.store(new AcceptorState(i + 1, 0, true, i + 1, null, null, null, 0));
+            if (i >= 20) {
+                samples[i - 20] = System.nanoTime() - start;
+            }
+        }
+        Summary s = Summary.of(samples);
+        return "One vote write on this disk (`FileDurableState.store`: temporary file, fsync, rename, directory"
+                + " fsync), measured in this run: p50 " + MarkdownTable.millis(s.p50()) + " ms, p99 "
+                + MarkdownTable.millis(s.p99()) + " ms. A hand-over waits for two in a row: the acceptors' and,"
+                + " in parallel, the successor's own.";
     }
 }

@@ -77,8 +77,9 @@ public final class PeerMessagesScenario implements Scenario {
         out.println("## Serverless quorum: messages per node per heartbeat interval (`peer-messages`)");
         out.println();
         out.println(Environment.machine() + ". Virtual time on `SimulatedNetwork` (links 1-5 ms, no loss, fast"
-                + " profile: heartbeatInterval 100 ms), " + SEEDS + " seeds, seed " + seed + ". Each cluster starts,"
-                + " converges, runs 3 x ttlTimeout more, then every message sent during " + intervals
+                + " profile: heartbeatInterval 100 ms), " + SEEDS + " seeds, seed " + seed + ". Each cluster starts"
+                + " (nodes within one heartbeatInterval of each other, from saved state), converges, runs 3 x"
+                + " ttlTimeout more, then every message sent during " + intervals
                 + " heartbeat intervals is counted. Bytes: the JSON payload of the production codec plus the"
                 + " 5-byte frame header, per message; TCP/IP headers not included.");
         out.println();
@@ -87,8 +88,8 @@ public final class PeerMessagesScenario implements Scenario {
         Map<Integer, double[]> design = new TreeMap<>();
         String leaderTypes = "";
         for (int size : SIZES) {
-            SimulatedQuorum cluster = new SimulatedQuorum(size, SEEDS, QuorumConfig.fast(), LINK, seed)
-                    .startAll(true);
+            SimulatedQuorum cluster = new SimulatedQuorum(size, SEEDS, QuorumConfig.fast(), LINK, seed);
+            cluster.startAll(true, cluster.config().heartbeatInterval());
             Duration ttl = cluster.config().ttlTimeout();
             if (cluster.advanceUntilConverged(ttl.multipliedBy(10), Duration.ofMillis(10)).isEmpty()) {
                 throw new IllegalStateException("the " + size + "-node cluster did not converge");
@@ -134,7 +135,7 @@ public final class PeerMessagesScenario implements Scenario {
                 StringBuilder types = new StringBuilder();
                 meter.leaderPerType.forEach((type, counts) -> types.append(types.length() == 0 ? "" : ", ")
                         .append(type).append(' ').append(decimal((double) counts[0] / intervals)).append(" msgs / ")
-                        .append(decimal((double) counts[1] / counts[0])).append(" B each"));
+                        .append(Math.round((double) counts[1] / counts[0])).append(" B each"));
                 leaderTypes = types.toString();
             }
             System.err.printf("peer-messages N=%d: leader %.2f msgs/interval, followers %.2f%n", size,

@@ -162,14 +162,25 @@ final class SimulatedQuorum {
         return active;
     }
 
-    /** Advances in {@code step}s until the cluster has converged; the time it took, or empty after {@code limit}. */
-    Optional<Duration> advanceUntilConverged(Duration limit, Duration step) {
+    /** How long a cluster took to have its first leader and to converge, from the call. */
+    record Convergence(Duration firstLeader, Duration converged) {
+    }
+
+    /**
+     * Advances in {@code step}s until the cluster has converged; how long it took (and when one node first led), or
+     * empty after {@code limit}.
+     */
+    Optional<Convergence> advanceUntilConverged(Duration limit, Duration step) {
         Duration start = clock.elapsed();
         Duration end = start.plus(limit);
+        Duration firstLeader = null;
         while (clock.elapsed().compareTo(end) < 0) {
             advance(step);
-            if (converged()) {
-                return Optional.of(clock.elapsed().minus(start));
+            if (firstLeader == null && soleLeader().isPresent()) {
+                firstLeader = clock.elapsed().minus(start);
+            }
+            if (firstLeader != null && converged()) {
+                return Optional.of(new Convergence(firstLeader, clock.elapsed().minus(start)));
             }
         }
         return Optional.empty();
