@@ -10,7 +10,6 @@ import dev.baton.work.route.BusProtocolException;
 import dev.baton.work.route.InboundStreams;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -4,11 +4,8 @@ import dev.baton.core.Election;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.Leadership;
 import dev.baton.core.Membership;
-import dev.baton.core.NodeInfo;
 import dev.baton.core.Registration;
-import dev.baton.core.Role;
 import dev.baton.core.store.CoordinationStore;
-import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.Subscription;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.ExecutorScheduler;
@@ -24,7 +21,6 @@ import dev.baton.work.worker.WorkerMessage;
 import dev.baton.work.worker.WorkerTransport;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +31,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
-import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -115,14 +110,9 @@ public final class WorkCluster implements AutoCloseable {
     private volatile LeaderRole role;
     private LeaderRole previousRole;
     private volatile long lostUpTo = Long.MIN_VALUE;
+    private final ListenerAnnouncer announcer;
     private Subscription channel;
     private Registration electionRegistration;
-    private Scheduler.Cancellable refreshTimer = Scheduler.Cancellable.NONE;
-    // Listener announcements, on the scheduler.
-    private long acknowledgedVersion = -1;
-    private boolean announcing;
-    private boolean announceAgain;
-    private final TreeMap<Long, List<CompletableFuture<Void>>> waitingRouted = new TreeMap<>();
 
     private WorkCluster(Builder b) {
         this.election = b.election;
@@ -169,9 +159,11 @@ public final class WorkCluster implements AutoCloseable {
                 : new JdkWebSocketTransport(config.connection().maxMessageBytes());
         long incarnation = random.nextLong();
         this.listeners = new LocalListeners(processId, incarnation,
-                version -> scheduler.execute(() -> announce(false)));
+                version -> scheduler.execute(() -> announcer().announce(false)));
         this.client = new LeaderClient(group, processId, incarnation, store, codec, scheduler, clock, config,
                 () -> role);
+        this.announcer = new ListenerAnnouncer(group, processId, listeners, client, scheduler,
+                config.listenerRefreshInterval(), () -> state == State.STARTED);
         this.inbox = new ResultInbox(group, processId, store, codec, scheduler, clock, config,
                 new ResultInbox.Sink() {
                     @Override
@@ -228,8 +220,7 @@ public final class WorkCluster implements AutoCloseable {
         electionRegistration = election.addListener(this::onElectionEvent);
         scheduler.execute(() -> {
             election.leadership().ifPresent(this::startRole);
-            announce(true);
-            scheduleRefresh();
+            announcer.start();
         });
     }
 
@@ -260,15 +251,11 @@ public final class WorkCluster implements AutoCloseable {
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         scheduler.execute(() -> {
-            refreshTimer.cancel();
             if (role != null) {
                 stopRole(role, "the work cluster was closed");
             }
             client.closeAll();
-            for (List<CompletableFuture<Void>> waiting : waitingRouted.values()) {
-                waiting.forEach(f -> f.completeExceptionally(new WorkClusterException("the work cluster was closed")));
-            }
-            waitingRouted.clear();
+            announcer.close();
             if (channel != null) {
                 channel.close();
             }
@@ -362,7 +349,7 @@ public final class WorkCluster implements AutoCloseable {
         WorkItem.checkId(subscriptionIdentifier);
         Objects.requireNonNull(listener, "listener");
         long version = listeners.add(subscriptionIdentifier, listener);
-        return registration(version, () -> listeners.remove(subscriptionIdentifier, listener));
+        return announcer.registration(version, () -> listeners.remove(subscriptionIdentifier, listener));
     }
 
     /**
@@ -373,7 +360,7 @@ public final class WorkCluster implements AutoCloseable {
     public ListenerRegistration addGlobalDetectionListener(DetectionListener listener) {
         Objects.requireNonNull(listener, "listener");
         long version = listeners.addGlobal(listener);
-        return registration(version, () -> listeners.removeGlobal(listener));
+        return announcer.registration(version, () -> listeners.removeGlobal(listener));
     }
 
     /**
@@ -413,45 +400,9 @@ public final class WorkCluster implements AutoCloseable {
      * this one leads. Fails if the store cannot be read.
      */
     public CompletableFuture<WorkClusterState> getState() {
-        CompletableFuture<List<NodeInfo>> members = membership.members();
-        CompletableFuture<SortedMap<String, FencedValue>> connections = store.mapEntries(group,
-                layout.connectionsMap());
-        CompletableFuture<SortedMap<String, FencedValue>> assignments = store.mapEntries(group,
-                layout.assignmentsMap());
-        CompletableFuture<SortedMap<String, FencedValue>> actual = store.mapEntries(group, layout.actualMap());
-        return CompletableFuture.allOf(members, connections, assignments, actual).thenApply(done -> {
-            Map<String, String> assigned = new TreeMap<>();
-            assignments.join().forEach((w, v) -> assigned.put(w, new String(v.value(), StandardCharsets.UTF_8)));
-            List<WorkerConnectionState> workers = new ArrayList<>();
-            for (String url : workerUrls) {
-                FencedValue value = connections.join().get(url);
-                WorkerConnectionState state = WorkerConnectionState.unknown(url);
-                if (value != null) {
-                    try {
-                        state = WorkerConnectionState.fromJson(value.value());
-                    } catch (IllegalArgumentException e) {
-                        log.debug("unreadable connection state of {}: {}", url, e.getMessage());
-                    }
-                }
-                workers.add(state);
-            }
-            List<WorkClusterState.Slave> slaves = new ArrayList<>();
-            for (NodeInfo m : members.join()) {
-                int workload = (int) assigned.values().stream().filter(m.id()::equals).count();
-                slaves.add(new WorkClusterState.Slave(m.id(), m.id(), true, workload, m.lastSeen(),
-                        m.role() == Role.LEADER, m.capabilities()));
-            }
-            List<ActualSubscription> items = new ArrayList<>();
-            actual.join().forEach((id, v) -> {
-                try {
-                    items.add(ActualSubscription.fromJson(v.value()));
-                } catch (IllegalArgumentException e) {
-                    log.debug("unreadable actual subscription {}: {}", id, e.getMessage());
-                }
-            });
+        return StateReader.read(store, membership, group, layout, workerUrls).thenApply(read -> {
             LeaderRole current = role;
-            return new WorkClusterState(processId, current != null && current.isActive(), processId,
-                    workerUrls.size(), slaves.size(), workers, slaves, assigned, items);
+            return read.as(processId, current != null && current.isActive());
         });
     }
 
@@ -524,7 +475,7 @@ public final class WorkCluster implements AutoCloseable {
         } else if (event instanceof ElectionEvent.LeadershipLost lost) {
             stopLeading(lost.term());
         } else if (event instanceof ElectionEvent.LeaderChanged) {
-            scheduler.execute(() -> announce(true));
+            scheduler.execute(() -> announcer.announce(true));
         } else if (event instanceof ElectionEvent.MemberJoined || event instanceof ElectionEvent.MemberRemoved) {
             scheduler.execute(() -> {
                 LeaderRole current = role;
@@ -576,7 +527,7 @@ public final class WorkCluster implements AutoCloseable {
         });
         role = next;
         next.start();
-        announce(true);
+        announcer.announce(true);
     }
 
     private void stopRole(LeaderRole r, String reason) {
@@ -589,71 +540,8 @@ public final class WorkCluster implements AutoCloseable {
 
     // ---------------------------------------------------------------- listeners and results
 
-    private ListenerRegistration registration(long version, Runnable remove) {
-        CompletableFuture<Void> routed = new CompletableFuture<>();
-        scheduler.execute(() -> {
-            if (version <= acknowledgedVersion) {
-                routed.complete(null);
-            } else {
-                waitingRouted.computeIfAbsent(version, v -> new ArrayList<>()).add(routed);
-            }
-        });
-        return new ListenerRegistration() {
-            @Override
-            public CompletableFuture<Void> routed() {
-                return routed;
-            }
-
-            @Override
-            public void close() {
-                remove.run();
-            }
-        };
-    }
-
-    /**
-     * Sends this process's listener card to the leader, one request at a time; {@code force} also when the leader
-     * already has this version (a new leader, the periodic refresh).
-     */
-    private void announce(boolean force) {
-        if (state != State.STARTED) {
-            return;
-        }
-        if (announcing) {
-            announceAgain |= force || listeners.version() > acknowledgedVersion;
-            return;
-        }
-        var card = listeners.card();
-        if (!force && card.version() <= acknowledgedVersion) {
-            return;
-        }
-        announcing = true;
-        client.request(requestId -> new BusMessage.Listeners(group, requestId, processId, card),
-                "announce listeners").whenComplete((v, error) -> scheduler.execute(() -> {
-                    announcing = false;
-                    if (error == null) {
-                        acknowledgedVersion = Math.max(acknowledgedVersion, card.version());
-                        var done = waitingRouted.headMap(acknowledgedVersion, true);
-                        done.values().forEach(list -> list.forEach(f -> f.complete(null)));
-                        done.clear();
-                    } else {
-                        log.debug("could not announce this process's listeners: {}", error.toString());
-                    }
-                    boolean again = announceAgain || listeners.version() > acknowledgedVersion;
-                    announceAgain = false;
-                    if (again && error == null) {
-                        announce(false);
-                    }
-                }));
-    }
-
-    private void scheduleRefresh() {
-        refreshTimer = scheduler.schedule(config.listenerRefreshInterval(), () -> {
-            if (state == State.STARTED) {
-                announce(true);
-                scheduleRefresh();
-            }
-        });
+    private ListenerAnnouncer announcer() {
+        return announcer;
     }
 
     /** Hands a result to this process's listeners: the item's, and the global ones if this process owns it. */
