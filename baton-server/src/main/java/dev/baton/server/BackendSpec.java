@@ -1,6 +1,7 @@
 package dev.baton.server;
 
 import dev.baton.core.ElectionConfig;
+import dev.baton.peer.bully.BullyConfig;
 import dev.baton.peer.quorum.QuorumConfig;
 import dev.baton.peer.transport.PeerAddress;
 import java.nio.file.Path;
@@ -82,6 +83,47 @@ sealed interface BackendSpec {
         public String toString() {
             return "Peer[listen=" + listen.format() + ", " + config + ", secret=" + (secret.isPresent() ? "(set)"
                     : "(none)") + ", dataDir=" + dataDir.map(Path::toString).orElse("(memory)") + "]";
+        }
+    }
+
+    /**
+     * {@code bully}: seed 004's bully protocol on its own TCP port, the group's leader record in a leader store.
+     *
+     * @param listen      where this node listens for its peers; also its node id ({@link PeerAddress#format()})
+     * @param config      the timing
+     * @param leaderStore the {@code --leader-store} value as given ({@code standalone}, {@code file:PATH},
+     *                    {@code redis://…}, {@code postgresql://…}); may contain a password, never print it
+     * @param secret      the shared secret peers authenticate with, if any; never printed
+     */
+    record Bully(PeerAddress listen, BullyConfig config, String leaderStore, Optional<byte[]> secret)
+            implements BackendSpec {
+
+        public Bully {
+            Objects.requireNonNull(listen, "listen");
+            Objects.requireNonNull(config, "config");
+            Objects.requireNonNull(leaderStore, "leaderStore");
+            secret = secret.map(byte[]::clone);
+        }
+
+        @Override
+        public String label() {
+            return "bully";
+        }
+
+        /** The leader store as it may be shown (no password). */
+        public String leaderStoreLabel() {
+            return Backends.redact(leaderStore.strip());
+        }
+
+        @Override
+        public Optional<byte[]> secret() {
+            return secret.map(byte[]::clone);
+        }
+
+        @Override
+        public String toString() {
+            return "Bully[listen=" + listen.format() + ", " + config + ", leaderStore=" + leaderStoreLabel()
+                    + ", secret=" + (secret.isPresent() ? "(set)" : "(none)") + "]";
         }
     }
 }

@@ -9,7 +9,8 @@ import java.util.Locale;
 
 /**
  * Turns a {@code --backend} value into what a node runs on: the one place that knows which backends the CLI offers.
- * {@link #open(String, BackendSpec)} opens a {@link NodeBackend} (a store backend, or the serverless {@code peer});
+ * {@link #open(String, BackendSpec)} opens a {@link NodeBackend} (a store backend, or the serverless {@code peer} or
+ * {@code bully});
  * {@link #openStore(String)} connects a plain {@link CoordinationStore} for the store forms.
  */
 final class Backends {
@@ -17,9 +18,12 @@ final class Backends {
     /** The value that selects the serverless quorum backend. */
     static final String PEER = "peer";
 
+    /** The value that selects the serverless bully backend (seed 004). */
+    static final String BULLY = "bully";
+
     /** The accepted forms, for help texts and error messages. */
     static final String FORMS = "memory, redis://HOST:PORT[/DB], "
-            + "postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME] or peer";
+            + "postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME], peer or bully";
 
     private Backends() {
     }
@@ -27,6 +31,11 @@ final class Backends {
     /** Whether {@code spec} names the serverless {@code peer} backend rather than a store. */
     static boolean isPeer(String spec) {
         return spec != null && spec.strip().equalsIgnoreCase(PEER);
+    }
+
+    /** Whether {@code spec} names the serverless {@code bully} backend rather than a store. */
+    static boolean isBully(String spec) {
+        return spec != null && spec.strip().equalsIgnoreCase(BULLY);
     }
 
     /**
@@ -40,6 +49,9 @@ final class Backends {
         }
         if (spec instanceof BackendSpec.Peer peer) {
             return PeerBackend.open(group, peer);
+        }
+        if (spec instanceof BackendSpec.Bully bully) {
+            return BullyBackend.open(group, bully);
         }
         throw new IllegalArgumentException("unknown backend " + spec);
     }
@@ -69,8 +81,9 @@ final class Backends {
                 throw CliError.usage("--backend: " + e.getMessage(), e);
             }
         }
-        if (lower.equals(PEER)) {
-            throw CliError.usage("--backend peer has no store; this needs one of memory, redis:// or postgresql://");
+        if (lower.equals(PEER) || lower.equals(BULLY)) {
+            throw CliError.usage("--backend " + lower + " has no store; this needs one of memory, redis:// or "
+                    + "postgresql://");
         }
         throw CliError.usage("unsupported backend '" + redact(value) + "' (expected " + FORMS + ")");
     }

@@ -21,7 +21,8 @@ import picocli.CommandLine.Command;
         name = "baton",
         mixinStandardHelpOptions = true,
         versionProvider = BatonCli.Version.class,
-        description = "Leader election with fencing terms over Redis, PostgreSQL, in memory, or with no server (peer).",
+        description = "Leader election with fencing terms over Redis, PostgreSQL, in memory, or with no server "
+                + "(peer, bully).",
         subcommands = {NodeCommand.class, DemoCommand.class, WorkerCommand.class, CommandLine.HelpCommand.class})
 public final class BatonCli implements Runnable {
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.LeaderInfo;
+import dev.baton.peer.bully.BullyConfig;
 import dev.baton.peer.quorum.QuorumConfig;
 import dev.baton.server.http.LeaderGate;
 import dev.baton.work.WorkClusterEvent;
@@ -23,6 +24,9 @@ import java.util.TreeMap;
  * never rename one.
  */
 final class EventJson {
+
+    /** The metadata key under which a bully member carries its process id (seed 004's PID). */
+    private static final String BULLY_PID = "bully.pid";
 
     /**
      * UTC with exactly three fractional digits, whatever the instant's precision: {@link Instant#toString()} would
@@ -61,6 +65,10 @@ final class EventJson {
         } else if (event instanceof ElectionEvent.MemberJoined joined) {
             line.put("member", joined.member().id());
             line.put("identifier", joined.member().identifier());
+            String processId = joined.member().metadata().get(BULLY_PID);
+            if (processId != null) {
+                line.put("processId", Long.parseLong(processId));
+            }
         } else if (event instanceof ElectionEvent.MemberStateChanged changed) {
             line.put("member", changed.member().id());
             line.put("from", changed.from().name());
@@ -103,6 +111,15 @@ final class EventJson {
             } else {
                 line.putNull("dataDir");
             }
+        } else if (settings.backend() instanceof BackendSpec.Bully bully) {
+            BullyConfig config = bully.config();
+            line.put("listen", bully.listen().format());
+            line.put("leaderStore", bully.leaderStoreLabel());
+            line.put("pingIntervalMs", config.pingInterval().toMillis());
+            line.put("suspectAfter", config.suspectAfter());
+            line.put("electionTimeoutMs", config.electionTimeout().toMillis());
+            line.put("holdDownMs", config.holdDown().toMillis());
+            line.put("sharedSecret", bully.secret().isPresent());
         }
         settings.fencedWrites().ifPresent(interval -> line.put("fencedWritesMs", interval.toMillis()));
         settings.work().ifPresent(work -> {

@@ -30,8 +30,8 @@ import picocli.CommandLine.Option;
  * backend and {@link RunningNode} does the running.
  *
  * <p>Flags belong to a kind of backend: the lease timings, {@code --node-id} and {@code --fenced-writes} to the store
- * backends, {@link PeerFlags} to {@code --backend peer}. A flag given to the other kind is a usage error rather than
- * silently ignored.
+ * backends, {@link PeerFlags} to {@code --backend peer} and {@code --backend bully}. A flag given to the other kind is
+ * a usage error rather than silently ignored.
  */
 @Command(
         name = "node",
@@ -46,7 +46,8 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--backend", required = true, paramLabel = "URI",
             description = "Where the group's lease lives: " + Backends.FORMS + " (no server: the nodes elect among "
-                    + "themselves; needs --listen, --seeds and --cluster-size).")
+                    + "themselves; peer needs --listen, --seeds and --cluster-size, bully --listen and "
+                    + "--leader-store).")
     String backend;
 
     @Option(names = "--group", required = true, paramLabel = "NAME",
@@ -54,8 +55,8 @@ final class NodeCommand implements Callable<Integer> {
     String group;
 
     @Option(names = "--node-id", paramLabel = "ID",
-            description = "This node's id in the group (default: a random UUID; on peer the id is the --listen "
-                    + "address).")
+            description = "This node's id in the group (default: a random UUID; on peer and bully the id is the "
+                    + "--listen address).")
     String nodeId;
 
     @Option(names = "--identifier", paramLabel = "NAME", defaultValue = "baton",
@@ -64,7 +65,8 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--profile", paramLabel = "NAME", defaultValue = "default",
             description = "Timing preset: default (lease TTL 30s, renew 10s, check 5s; peer: heartbeat 1s, timeout 5s, "
-                    + "TTL 10s) or fast (3s, 1s, 500ms; peer: 100ms, 500ms, 1s).")
+                    + "TTL 10s; bully: ping 1s, election 2s, hold-down 30s) or fast (3s, 1s, 500ms; peer: 100ms, "
+                    + "500ms, 1s; bully: 100ms, 200ms, 3s).")
     String profile;
 
     @Option(names = "--lease-ttl", paramLabel = "DUR", converter = DurationConverter.class,
@@ -132,12 +134,17 @@ final class NodeCommand implements Callable<Integer> {
             throw CliError.usage("--fenced-writes must be positive, was " + fencedWrites);
         }
         if (Backends.isPeer(backend)) {
-            return peerSettings();
+            return serverlessSettings(Backends.PEER);
+        }
+        if (Backends.isBully(backend)) {
+            return serverlessSettings(Backends.BULLY);
         }
         List<String> peerFlags = peer.given();
         if (!peerFlags.isEmpty()) {
+            String owner = peerFlags.stream().anyMatch(PeerFlags.PEER_ONLY::contains) ? "--backend peer"
+                    : peerFlags.contains("--leader-store") ? "--backend bully" : "--backend peer or bully";
             throw CliError.usage(String.join(", ", peerFlags) + (peerFlags.size() == 1 ? " applies" : " apply")
-                    + " to --backend peer only, not to " + Backends.redact(backend.strip()));
+                    + " to " + owner + " only, not to " + Backends.redact(backend.strip()));
         }
         String id = nodeId != null ? nodeId : UUID.randomUUID().toString();
         requireText("--node-id", id);
@@ -158,31 +165,41 @@ final class NodeCommand implements Callable<Integer> {
         return Optional.of(WorkSettings.parse(fromEnvironment, WorkSettings.ENV, profile));
     }
 
-    /** {@code --backend peer}: the store-only flags are refused, the node id is the listen address. */
-    private NodeSettings peerSettings() {
+    /**
+     * {@code --backend peer} or {@code bully}: the store-only flags are refused, the node id is the listen address.
+     * (Even a bully node on a Redis or PostgreSQL leader store shares no store with the others: the store holds the
+     * leader record only.)
+     */
+    private NodeSettings serverlessSettings(String kind) {
         if (workers != null) {
             throw CliError.usage("--workers needs a store every node shares (memory, redis:// or postgresql://), "
-                    + "where the work items and their assignment live; --backend peer has none");
+                    + "where the work items and their assignment live; --backend " + kind + " has none");
         }
         String fromEnvironment = environment.apply(WorkSettings.ENV);
         if (fromEnvironment != null && !fromEnvironment.isBlank()) {
             throw CliError.usage("DETECTOR_WORKERS is set, and the work cluster needs a store every node shares "
-                    + "(memory, redis:// or postgresql://); --backend peer has none: unset it to run a peer node");
+                    + "(memory, redis:// or postgresql://); --backend " + kind + " has none: unset it to run a "
+                    + kind + " node");
         }
         if (fencedWrites != null) {
             throw CliError.usage("--fenced-writes needs a store that fences writes (memory, redis:// or "
-                    + "postgresql://); --backend peer has none");
+                    + "postgresql://); --backend " + kind + " has none");
         }
         if (nodeId != null) {
-            throw CliError.usage("--node-id does not apply to --backend peer: a peer node's id is its --listen "
-                    + "address");
+            throw CliError.usage("--node-id does not apply to --backend " + kind + ": a " + kind + " node's id is "
+                    + "its --listen address");
         }
         for (String flag : new String[] {leaseTtl != null ? "--lease-ttl" : null,
             renewInterval != null ? "--renew-interval" : null, checkInterval != null ? "--check-interval" : null}) {
             if (flag != null) {
                 throw CliError.usage(flag + " applies to store backends (memory, redis://, postgresql://); on "
-                        + "--backend peer the timings come from --profile");
+                        + "--backend " + kind + " the timings come from --profile");
             }
+        }
+        if (kind.equals(Backends.BULLY)) {
+            BackendSpec.Bully spec = peer.bullySpec(profile);
+            return new NodeSettings(group.strip(), spec.listen().format(), identifier.strip(), profile, spec,
+                    Optional.empty(), httpSettings());
         }
         BackendSpec.Peer spec = peer.spec(profile);
         return new NodeSettings(group.strip(), spec.listen().format(), identifier.strip(), profile, spec,

@@ -8,17 +8,11 @@ import dev.baton.core.time.Clock;
 import dev.baton.peer.quorum.Quorum;
 import dev.baton.peer.quorum.QuorumElection;
 import dev.baton.peer.quorum.QuorumMessage;
-import dev.baton.peer.transport.DropReason;
 import dev.baton.peer.transport.NettyTransport;
-import dev.baton.peer.transport.RejectReason;
-import dev.baton.peer.transport.TransportStats;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.function.ToDoubleFunction;
 
 /**
  * The {@code peer} backend: seed 003's quorum protocol ({@link QuorumElection}) over its own {@link NettyTransport}, no
@@ -110,40 +104,10 @@ final class PeerBackend implements NodeBackend {
         return timeout.compareTo(MAX_CALL_TIMEOUT) < 0 ? timeout : MAX_CALL_TIMEOUT;
     }
 
-    /**
-     * The transport's counters: {@code baton_peer_messages_sent_total}, {@code baton_peer_messages_received_total},
-     * {@code baton_peer_messages_dropped_total{reason}}, {@code baton_peer_connections_rejected_total{reason}} (a
-     * connection closed for what the peer sent: bad frames, wrong cluster, failed authentication, ...) and
-     * {@code baton_peer_connections_open}.
-     */
+    /** The transport's counters ({@link PeerTransportMetrics}). */
     @Override
     public void bindMetrics(MeterRegistry registry, Tags tags) {
-        counter(registry, "baton.peer.messages.sent", "Messages handed to the network", tags,
-                TransportStats::messagesSent);
-        counter(registry, "baton.peer.messages.received", "Messages received from peers and decoded", tags,
-                TransportStats::messagesReceived);
-        for (DropReason reason : DropReason.values()) {
-            counter(registry, "baton.peer.messages.dropped", "Messages dropped instead of sent, by reason",
-                    tags.and("reason", reason.label()), stats -> stats.dropped(reason));
-        }
-        for (RejectReason reason : RejectReason.values()) {
-            counter(registry, "baton.peer.connections.rejected",
-                    "Peer connections closed because of what the peer sent, by reason",
-                    tags.and("reason", reason.label()), stats -> stats.rejected(reason));
-        }
-        Gauge.builder("baton.peer.connections.open", transport,
-                        t -> {
-                            TransportStats stats = t.stats();
-                            return stats.connectionsOpened() - stats.connectionsClosed();
-                        })
-                .description("Peer TCP connections open now, handshake or not")
-                .tags(tags).register(registry);
-    }
-
-    private void counter(MeterRegistry registry, String name, String description, Tags tags,
-            ToDoubleFunction<TransportStats> read) {
-        FunctionCounter.builder(name, transport, t -> read.applyAsDouble(t.stats()))
-                .description(description).tags(tags).register(registry);
+        PeerTransportMetrics.bind(registry, tags, transport);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.baton.server;
 
+import dev.baton.peer.bully.BullyConfig;
 import dev.baton.peer.quorum.QuorumConfig;
 import dev.baton.peer.transport.PeerAddress;
 import java.io.IOException;
@@ -19,17 +20,21 @@ import java.util.Set;
 import picocli.CommandLine.Option;
 
 /**
- * The flags of {@code baton node --backend peer}, and their validation into a {@link BackendSpec.Peer}: every problem
- * is a {@link CliError} usage error that names the flag. Checked before anything binds or connects.
+ * The flags of the serverless backends, {@code baton node --backend peer} and {@code --backend bully}, and their
+ * validation into a {@link BackendSpec.Peer} or {@link BackendSpec.Bully}: every problem is a {@link CliError} usage
+ * error that names the flag. Checked before anything binds or connects.
  */
 final class PeerFlags {
+
+    /** The flags only {@code --backend peer} takes. */
+    static final List<String> PEER_ONLY = List.of("--seeds", "--cluster-size", "--data-dir");
 
     /** The shortest secret the transport accepts (HMAC-SHA256 keys shorter than this are too easy to guess). */
     static final int MIN_SECRET_BYTES = 16;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT",
-            description = "peer: where this node listens for the other nodes, e.g. 127.0.0.1:7401; also its node id, "
-                    + "so spell it as the other nodes' --seeds do.")
+            description = "peer, bully: where this node listens for the other nodes, e.g. 127.0.0.1:7401; also its "
+                    + "node id, so spell it as the other nodes' --seeds (and the leader store) do.")
     String listen;
 
     @Option(names = "--seeds", paramLabel = "HOST:PORT,...",
@@ -42,9 +47,14 @@ final class PeerFlags {
     Integer clusterSize;
 
     @Option(names = "--secret-file", paramLabel = "FILE",
-            description = "peer: authenticate the other nodes with the shared secret in FILE (at least 16 bytes, "
-                    + "e.g. head -c 32 /dev/urandom > FILE; a trailing newline is ignored).")
+            description = "peer, bully: authenticate the other nodes with the shared secret in FILE (at least 16 "
+                    + "bytes, e.g. head -c 32 /dev/urandom > FILE; a trailing newline is ignored).")
     Path secretFile;
+
+    @Option(names = "--leader-store", paramLabel = "STORE",
+            description = "bully: where the group's leader record lives, which starting nodes read to find the "
+                    + "leader: " + LeaderStores.FORMS + " (standalone: this node alone).")
+    String leaderStore;
 
     @Option(names = "--data-dir", paramLabel = "DIR",
             description = "peer: keep this node's votes in DIR (created if missing), so a restarted node needs no "
@@ -69,6 +79,9 @@ final class PeerFlags {
         if (dataDir != null) {
             flags.add("--data-dir");
         }
+        if (leaderStore != null) {
+            flags.add("--leader-store");
+        }
         return flags;
     }
 
@@ -79,15 +92,11 @@ final class PeerFlags {
      * @throws CliError (usage) naming the flag at fault
      */
     BackendSpec.Peer spec(String profile) {
-        if (listen == null) {
-            throw CliError.usage("--backend peer needs --listen HOST:PORT: the address the other nodes reach this "
-                    + "node at, which is also its node id");
+        if (leaderStore != null) {
+            throw CliError.usage("--leader-store applies to --backend bully only; --backend peer keeps no leader "
+                    + "record (its nodes find the leader through --seeds)");
         }
-        PeerAddress self = address("--listen", listen);
-        if (isWildcard(self.host())) {
-            throw CliError.usage("--listen " + listen.strip() + " is a wildcard address; give the address the other "
-                    + "nodes reach this node at (it is the node's id), e.g. 10.0.0.5:7400");
-        }
+        PeerAddress self = listenAddress("peer");
         if (seeds == null) {
             throw CliError.usage("--backend peer needs --seeds HOST:PORT,...: the seed nodes, the same list on every "
                     + "node");
@@ -111,6 +120,51 @@ final class PeerFlags {
         }
         return new BackendSpec.Peer(self, config, Optional.ofNullable(secretFile).map(PeerFlags::readSecret),
                 Optional.ofNullable(dataDir).map(PeerFlags::usableDataDir));
+    }
+
+    /**
+     * Validates the flags of {@code --backend bully}: {@code --listen} and {@code --leader-store} are required; the
+     * quorum's {@code --seeds}, {@code --cluster-size} and {@code --data-dir} do not apply.
+     *
+     * @param profile the {@code --profile} value, mapped onto {@link BullyConfig#profile}
+     * @throws CliError (usage) naming the flag at fault
+     */
+    BackendSpec.Bully bullySpec(String profile) {
+        for (String flag : new String[] {seeds != null ? "--seeds" : null,
+            clusterSize != null ? "--cluster-size" : null, dataDir != null ? "--data-dir" : null}) {
+            if (flag != null) {
+                throw CliError.usage(flag + " applies to --backend peer only; bully nodes find their leader through "
+                        + "--leader-store and keep nothing on disk");
+            }
+        }
+        PeerAddress self = listenAddress("bully");
+        if (leaderStore == null || leaderStore.isBlank()) {
+            throw CliError.usage("--backend bully needs --leader-store STORE: where the group's leader record lives ("
+                    + LeaderStores.FORMS + ")");
+        }
+        LeaderStores.check(leaderStore);
+        BullyConfig config;
+        try {
+            config = BullyConfig.profile(profile).build();
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw CliError.usage("invalid configuration: " + e.getMessage(), e);
+        }
+        return new BackendSpec.Bully(self, config, leaderStore.strip(),
+                Optional.ofNullable(secretFile).map(PeerFlags::readSecret));
+    }
+
+    /** {@code --listen}: required, and not a wildcard (it is the node's id). */
+    private PeerAddress listenAddress(String backend) {
+        if (listen == null) {
+            throw CliError.usage("--backend " + backend + " needs --listen HOST:PORT: the address the other nodes "
+                    + "reach this node at, which is also its node id");
+        }
+        PeerAddress self = address("--listen", listen);
+        if (isWildcard(self.host())) {
+            throw CliError.usage("--listen " + listen.strip() + " is a wildcard address; give the address the other "
+                    + "nodes reach this node at (it is the node's id), e.g. 10.0.0.5:7400");
+        }
+        return self;
     }
 
     /** {@code HOST:PORT} as a peer address, or a usage error naming {@code flag}. */

@@ -1,5 +1,9 @@
 package dev.baton.server;
 
+import static dev.baton.server.ServerlessProcessChecks.assertNoTermHasTwoLeaders;
+import static dev.baton.server.ServerlessProcessChecks.freePorts;
+import static dev.baton.server.ServerlessProcessChecks.sendRaw;
+import static dev.baton.server.ServerlessProcessChecks.total;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,11 +15,7 @@ import dev.baton.peer.transport.NettyTransport;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.RejectReason;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -31,11 +31,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,8 +58,6 @@ class PeerClusterProcessTest {
     private static final String GROUP = "peer-test";
     private static final Duration STARTUP = Duration.ofSeconds(60);
     private static final Duration STEP = Duration.ofSeconds(20);
-    private static final Pattern REJECTED =
-            Pattern.compile("baton_peer_connections_rejected_total\\{[^}]*reason=\"([a-z_]+)\"[^}]*} ([0-9.E]+)");
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     @TempDir
@@ -101,7 +94,7 @@ class PeerClusterProcessTest {
         assertThat(second).isNotSameAs(first);
         assertThat(second.lastAcquiredTerm()).as("the successor's term").isGreaterThan(firstTerm);
 
-        assertNoTermHasTwoLeaders();
+        assertNoTermHasTwoLeaders(nodes.all());
         LeadershipHistory.of(nodes.all(), Map.of(first.name(), killedAt)).assertOneLeaderAtATimeWithRisingTerms();
         assertThat(nodes.all()).allSatisfy(node -> assertThat(node.notJson()).as(node.name()).isEmpty());
     }
@@ -242,25 +235,6 @@ class PeerClusterProcessTest {
         return node.events(event).stream().filter(line -> member.equals(line.path("member").asText())).toList();
     }
 
-    /** Every term any node printed with a leader (acquired, leader-changed, election-completed) names one node. */
-    private void assertNoTermHasTwoLeaders() {
-        Map<Long, Set<String>> leadersByTerm = new TreeMap<>();
-        for (NodeProcess node : nodes.all()) {
-            for (JsonNode line : node.lines()) {
-                String event = line.path("event").asText();
-                if (event.equals("leadership-acquired")) {
-                    leadersByTerm.computeIfAbsent(line.path("term").asLong(), t -> new TreeSet<>())
-                            .add(line.path("node").asText());
-                } else if (line.hasNonNull("leader") && line.has("term")) {
-                    leadersByTerm.computeIfAbsent(line.path("term").asLong(), t -> new TreeSet<>())
-                            .add(line.path("leader").asText());
-                }
-            }
-        }
-        assertThat(leadersByTerm).as("leaders by term").isNotEmpty()
-                .allSatisfy((term, leaders) -> assertThat(leaders).as("leaders of term %d", term).hasSize(1));
-    }
-
     /** A transport of the cluster's name on a free port, with {@code secret} (or none): a stranger to the nodes. */
     private static NettyTransport<QuorumMessage> stranger(byte[] secret) {
         NettyTransport.Builder<QuorumMessage> builder = NettyTransport.builder(Quorum.codec())
@@ -273,31 +247,9 @@ class PeerClusterProcessTest {
         return transport.start();
     }
 
-    /** Writes {@code bytes} to a fresh connection to {@code target} and closes it; the node may hang up first. */
-    private static void sendRaw(PeerAddress target, byte[] bytes) {
-        try (Socket socket = new Socket(target.host(), target.port())) {
-            OutputStream out = socket.getOutputStream();
-            out.write(bytes);
-            out.flush();
-        } catch (IOException hungUp) {
-            // The node closed the connection while the bytes were still arriving: that is the point.
-        }
-    }
-
     /** The leader's {@code baton_peer_connections_rejected_total} by reason, from {@code /metrics}. */
     private Map<String, Double> rejected(NodeProcess node) {
-        String text = getText(node, "/metrics");
-        Map<String, Double> counts = new HashMap<>();
-        Matcher matcher = REJECTED.matcher(text);
-        while (matcher.find()) {
-            counts.merge(matcher.group(1), Double.parseDouble(matcher.group(2)), Double::sum);
-        }
-        assertThat(counts).as("rejection counters on /metrics").containsKeys("oversized", "unauthenticated");
-        return counts;
-    }
-
-    private static double total(Map<String, Double> counts) {
-        return counts.values().stream().mapToDouble(Double::doubleValue).sum();
+        return ServerlessProcessChecks.rejected(getText(node, "/metrics"));
     }
 
     private record Answer(int status, JsonNode body) {
@@ -326,21 +278,6 @@ class PeerClusterProcessTest {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
-        }
-    }
-
-    /** Distinct free loopback ports, held together while they are picked. */
-    private static List<Integer> freePorts(int count) throws IOException {
-        List<ServerSocket> held = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                held.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-            }
-            return held.stream().map(ServerSocket::getLocalPort).toList();
-        } finally {
-            for (ServerSocket socket : held) {
-                socket.close();
-            }
         }
     }
 }
