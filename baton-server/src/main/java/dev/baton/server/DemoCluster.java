@@ -22,9 +22,9 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Everything {@code baton demo} starts: {@code baton node --backend peer} processes on loopback that elect their
- * leader among themselves, with no server of any kind. Each gets a free loopback port and a data directory under one
- * temporary directory, which also holds their logs. It owns their cleanup: {@link #close()} stops every node and
+ * Everything {@code baton demo} starts: {@code baton node --backend peer} (or {@code bully}) processes on loopback
+ * that elect their leader among themselves, with no server of any kind. Each gets a free loopback port and a data
+ * directory (bully: the shared leader record file) under one temporary directory, which also holds their logs. It owns their cleanup: {@link #close()} stops every node and
  * deletes the directory, and a shutdown hook does the same if the user interrupts the demo, so nothing it started
  * outlives it.
  *
@@ -88,20 +88,39 @@ final class DemoCluster implements AutoCloseable {
         List<DemoNode> started = new ArrayList<>();
         for (int i = 0; i < addresses.size(); i++) {
             String name = "node-" + (i + 1);
-            List<String> args = List.of("--backend", "peer", "--group", group, "--profile", "fast",
-                    "--listen", addresses.get(i), "--seeds", seeds,
+            started.add(start(name, addresses.get(i), List.of("--backend", "peer", "--group", group, "--profile",
+                    "fast", "--listen", addresses.get(i), "--seeds", seeds,
                     "--cluster-size", Integer.toString(addresses.size()),
-                    "--data-dir", workDir.resolve(name).toString(), "--identifier", name);
-            DemoNode node;
-            try {
-                node = DemoNode.start(name, addresses.get(i), args, workDir.resolve(name + ".log"), lines);
-            } catch (UncheckedIOException e) {
-                throw CliError.failure("demo: cannot start node " + name + ": " + e.getCause().getMessage());
-            }
-            nodes.add(node);
-            started.add(node);
+                    "--data-dir", workDir.resolve(name).toString(), "--identifier", name)));
         }
         return started;
+    }
+
+    /** The leader record file of {@link #startBullyNode}'s nodes, in the temporary directory. */
+    Path leaderStoreFile() {
+        return workDir.resolve("leader.json");
+    }
+
+    /** Starts one {@code --backend bully} node (fast profile) on the demo's leader record file. */
+    synchronized DemoNode startBullyNode(String name, String address) {
+        return start(name, address, List.of("--backend", "bully", "--group", group, "--profile", "fast",
+                "--listen", address, "--leader-store", "file:" + leaderStoreFile(), "--identifier", name));
+    }
+
+    private DemoNode start(String name, String address, List<String> args) {
+        DemoNode node;
+        try {
+            node = DemoNode.start(name, address, args, workDir.resolve(name + ".log"), lines);
+        } catch (UncheckedIOException e) {
+            throw CliError.failure("demo: cannot start node " + name + ": " + e.getCause().getMessage());
+        }
+        nodes.add(node);
+        return node;
+    }
+
+    /** Every node started so far, in order. */
+    synchronized List<DemoNode> nodes() {
+        return List.copyOf(nodes);
     }
 
     /** Tells the cluster that {@code node} is meant to exit, so its exit is not reported as a failure. */

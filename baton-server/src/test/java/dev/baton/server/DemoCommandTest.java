@@ -72,6 +72,32 @@ class DemoCommandTest {
         assertThat(demoDirs()).as("temporary data directories after the demo").isSubsetOf(demoDirsBefore);
     }
 
+    @Test
+    void theBullyDemoFoundsJoinsTakesOverAndFailsOver() throws Exception {
+        List<Path> demoDirsBefore = demoDirs();
+        demo = NodeProcess.run("demo", List.of("demo", "--backend", "bully"));
+
+        int exit = demo.awaitExit(Duration.ofSeconds(120));
+
+        String narrative = String.join("\n", demo.notJson());
+        assertThat(exit).as("%s\n%s", narrative, demo.stderr()).isZero();
+        assertThat(narrative)
+                .contains("with the bully protocol and no server")
+                .contains("node-1 found no leader in the file, founded the group as process 1")
+                .containsPattern("node-2 read the leader from the file and joined; the leader gave it process id 2")
+                .containsPattern("node-3 holds the highest process id: after the hold-down it took over with term \\d+")
+                .containsPattern("Killing leader node-3 \\(pid \\d+\\) with SIGKILL")
+                .containsPattern("node-2 took over with term \\d+, [\\d,]+ ms after the kill")
+                .endsWith("Done.");
+        Matcher pids = PID.matcher(narrative);
+        while (pids.find()) {
+            long pid = Long.parseLong(pids.group(1));
+            assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).as("process %d after the demo", pid)
+                    .isEmpty();
+        }
+        assertThat(demoDirs()).as("temporary directories after the demo").isSubsetOf(demoDirsBefore);
+    }
+
     /** The demo's temporary directories ({@code baton-demo-*}) that exist now. */
     private static List<Path> demoDirs() throws Exception {
         try (Stream<Path> entries = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
