@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.testkit.RedisServer;
+import dev.baton.testkit.SimulatedWorker;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,7 +44,8 @@ import org.openqa.selenium.logging.LoggingPreferences;
 /**
  * The dashboard in a real browser: three {@code baton node --http} processes (fast profile) on a private Redis, the
  * system's headless Chromium on a follower's page. The page shows the leader and its term; after the leader is
- * SIGKILLed it shows the new leader under a higher term and the change on its timeline. Screenshots of both moments
+ * SIGKILLed it shows the new leader under a higher term and the change on its timeline. The nodes run the work
+ * cluster with two simulated workers, so the page also shows the item's worker and status from {@code /work/state}. Screenshots of both moments
  * go to {@code target/dashboard-before-kill.png} and {@code target/dashboard.png}.
  *
  * <p>Uses Debian's {@code /usr/bin/chromium} and {@code /usr/bin/chromedriver} (packages {@code chromium} and
@@ -69,6 +72,7 @@ class DashboardBrowserTest {
     private final NodeGroup nodes = new NodeGroup();
     private final Map<String, URI> nodeUrls = new LinkedHashMap<>();
     private RedisServer redis;
+    private final List<SimulatedWorker> workers = new ArrayList<>();
     private WebDriver browser;
 
     @BeforeEach
@@ -94,6 +98,7 @@ class DashboardBrowserTest {
             try {
                 nodes.close();
             } finally {
+                workers.forEach(SimulatedWorker::close);
                 if (redis != null) {
                     redis.close();
                 }
@@ -104,11 +109,15 @@ class DashboardBrowserTest {
     @Test
     void followersDashboardShowsTheNewLeaderAndHigherTermAfterTheLeaderIsKilled() throws Exception {
         redis = RedisServer.start();
+        for (int i = 0; i < 2; i++) {
+            workers.add(SimulatedWorker.builder().reportInterval(Duration.ofSeconds(1)).start());
+        }
+        String workerList = workers.get(0).uri() + "," + workers.get(1).uri();
         for (String name : List.of("n1", "n2", "n3")) {
             int port = NginxProcess.freeLoopbackPort();
             nodeUrls.put(name, URI.create("http://127.0.0.1:" + port));
             nodes.start(name, "--backend", redis.uri(), "--group", GROUP, "--profile", "fast",
-                    "--http", "127.0.0.1:" + port);
+                    "--http", "127.0.0.1:" + port, "--workers", workerList);
         }
         JsonNode leader = awaitOneLeaderKnownToAll();
         String firstLeader = leader.path("leader_id").asText();
@@ -122,7 +131,8 @@ class DashboardBrowserTest {
         awaitOnPage("the leader and term of the running cluster", () ->
                 text("leader-id").equals(firstLeader) && text("leader-term").equals(Long.toString(firstTerm))
                         && browser.findElements(By.cssSelector("#nodes tbody tr")).size() == 3
-                        && !browser.findElements(By.cssSelector("#items tr[data-item='" + ITEM + "']")).isEmpty());
+                        && !browser.findElements(By.cssSelector("#items tr[data-item='" + ITEM + "']")).isEmpty()
+                        && itemAssignment().equals(List.of(runningWorker(), "active")));
         assertThat(browser.findElement(By.id("self-id")).getText()).isEqualTo(follower);
         assertThat(browser.findElement(By.id("banner")).isDisplayed()).as("no banner while all is well").isFalse();
         assertThat(browser.findElement(By.cssSelector("#nodes tr.is-leader")).getDomAttribute("data-node"))
@@ -139,6 +149,8 @@ class DashboardBrowserTest {
         awaitOnPage("the new leader on the leadership timeline", () ->
                 browser.findElements(By.cssSelector("#timeline li.elected")).stream()
                         .anyMatch(entry -> entry.getText().contains(secondLeader + " elected leader")));
+        awaitOnPage("the item still on its worker after the failover", () ->
+                itemAssignment().equals(List.of(runningWorker(), "active")));
         screenshot("dashboard.png");
 
         assertThat(uncaughtErrors()).as("uncaught errors in the page's console").isEmpty();
@@ -159,6 +171,18 @@ class DashboardBrowserTest {
         logs.enable(LogType.BROWSER, Level.ALL);
         options.setCapability("goog:loggingPrefs", logs);
         return new ChromeDriver(service, options);
+    }
+
+    /** The URL of the simulated worker that runs {@link #ITEM}, or "" while none does. */
+    private String runningWorker() {
+        return workers.stream().filter(w -> w.subscriptions().contains(ITEM)).map(w -> w.uri().toString())
+                .findFirst().orElse("");
+    }
+
+    /** The item row's worker and status cells, as the page shows them. */
+    private List<String> itemAssignment() {
+        return browser.findElements(By.cssSelector("#items tr[data-item='" + ITEM + "'] td.assignment")).stream()
+                .map(cell -> cell.getText().trim()).toList();
     }
 
     private String text(String id) {
@@ -215,7 +239,8 @@ class DashboardBrowserTest {
 
     private void putItem(URI leader, String id) throws IOException, InterruptedException {
         String body = JSON.createObjectNode().put("rtspUrl", "rtsp://cameras.example/7").put("modelId", 42)
-                .put("modelName", "YOLOv8 nano").put("weight", 2).toString();
+                .put("modelName", "YOLOv8 nano").put("modelUrl", "https://models.example/yolov8n.onnx")
+                .put("weight", 2).toString();
         HttpResponse<String> response = http.send(HttpRequest.newBuilder(
                         leader.resolve("/work/items/" + NginxFailoverTest.pathSegment(id)))
                 .timeout(Duration.ofSeconds(5)).header("Content-Type", "application/json")

@@ -19,7 +19,10 @@
   const TIMELINE_MAX = 40;
   const OTHER_EVENTS_MAX = 30;
   const OBSERVED_MAX = 40;
-  /** After GET /work/state answered 404, ask again this rarely: a rolling upgrade may add it. */
+  /**
+   * After GET /work/state answered 404 (the node runs no work cluster) or 501 (its backend has no shared store), ask
+   * again this rarely: a rolling upgrade may add it.
+   */
   const WORK_STATE_RECHECK_MS = 15000;
   const STORAGE_KEY = 'baton.dashboard.observed.v1';
 
@@ -287,7 +290,7 @@
     if (askWorkState && workState.status === 'fulfilled' && workState.value !== null) {
       if (workState.value.status === 200 && workState.value.body !== null) {
         model.assignments = parseAssignments(workState.value.body);
-      } else if (workState.value.status === 404) {
+      } else if (workState.value.status === 404 || workState.value.status === 501) {
         model.assignments = null;
         model.workStateNextCheck = Date.now() + WORK_STATE_RECHECK_MS;
       }
