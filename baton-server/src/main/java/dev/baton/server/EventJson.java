@@ -125,6 +125,7 @@ final class EventJson {
         settings.work().ifPresent(work -> {
             ArrayNode workers = line.putArray("workers");
             work.workers().forEach(workers::add);
+            work.items().ifPresent(items -> line.put("itemsDb", items.describeDb()));
         });
         settings.http().ifPresent(http -> {
             line.put("apiUrl", http.advertiseUrl());

@@ -95,6 +95,16 @@ final class NodeCommand implements Callable<Integer> {
                     + "backends only. Default: the DETECTOR_WORKERS environment variable, if set.")
     String workers;
 
+    @Option(names = ItemsQuery.SQL_FLAG, paramLabel = "SQL",
+            description = "With --workers: desired items also come from this query, run by the leader on every "
+                    + "regeneration (rows mapped by column name: subscription_identifier, rtsp_url, model_id, "
+                    + "model_name, model_url, ...). Needs --items-db.")
+    String itemsSql;
+
+    @Option(names = ItemsQuery.DB_FLAG, paramLabel = "JDBC_URL",
+            description = "The database --items-sql runs on: jdbc:postgresql://HOST[:PORT]/DB?user=...&password=...")
+    String itemsDb;
+
     /** The process environment, for {@code DETECTOR_WORKERS}; replaced in tests. */
     Function<String, String> environment = System::getenv;
 
@@ -155,14 +165,19 @@ final class NodeCommand implements Callable<Integer> {
 
     /** {@code --workers}, else {@code DETECTOR_WORKERS} (the seed's variable) if set and not blank. */
     private Optional<WorkSettings> workSettings() {
+        Optional<ItemsQuery> items = ItemsQuery.parse(itemsSql, itemsDb);
         if (workers != null) {
-            return Optional.of(WorkSettings.parse(workers, WorkSettings.FLAG, profile));
+            return Optional.of(WorkSettings.parse(workers, WorkSettings.FLAG, profile, items));
         }
         String fromEnvironment = environment.apply(WorkSettings.ENV);
         if (fromEnvironment == null || fromEnvironment.isBlank()) {
+            if (items.isPresent()) {
+                throw CliError.usage(ItemsQuery.SQL_FLAG + " needs --workers ws://HOST:PORT,... (or DETECTOR_WORKERS):"
+                        + " the items are assigned to those workers");
+            }
             return Optional.empty();
         }
-        return Optional.of(WorkSettings.parse(fromEnvironment, WorkSettings.ENV, profile));
+        return Optional.of(WorkSettings.parse(fromEnvironment, WorkSettings.ENV, profile, items));
     }
 
     /**
@@ -171,6 +186,11 @@ final class NodeCommand implements Callable<Integer> {
      * leader record only.)
      */
     private NodeSettings serverlessSettings(String kind) {
+        if (itemsSql != null || itemsDb != null) {
+            throw CliError.usage((itemsSql != null ? ItemsQuery.SQL_FLAG : ItemsQuery.DB_FLAG) + " belongs to the work"
+                    + " cluster, which needs a store every node shares (memory, redis:// or postgresql://); --backend "
+                    + kind + " has none");
+        }
         if (workers != null) {
             throw CliError.usage("--workers needs a store every node shares (memory, redis:// or postgresql://), "
                     + "where the work items and their assignment live; --backend " + kind + " has none");

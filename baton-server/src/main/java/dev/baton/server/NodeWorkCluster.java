@@ -5,6 +5,7 @@ import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
 import dev.baton.work.WorkCluster;
 import dev.baton.work.WorkClusterEvent;
+import dev.baton.work.source.DesiredStateSource;
 import dev.baton.work.worker.WorkerEvent;
 import java.time.Duration;
 import java.util.HashMap;
@@ -39,10 +40,14 @@ final class NodeWorkCluster implements AutoCloseable {
     private final Object countsLock = new Object();
     private Map<String, Long> counts = new HashMap<>();
 
-    NodeWorkCluster(WorkSettings settings, Election election, CoordinationStore store, Clock clock, EventJson json,
-            JsonLines lines) {
+    /**
+     * @param source where desired items come from besides the store's ({@link ItemsQuery#open()}), or
+     *               {@link DesiredStateSource#NONE}
+     */
+    NodeWorkCluster(WorkSettings settings, DesiredStateSource source, Election election, CoordinationStore store,
+            Clock clock, EventJson json, JsonLines lines) {
         this.cluster = WorkCluster.builder(election, store).workers(settings.workers()).config(settings.config())
-                .clock(clock).build();
+                .source(source).clock(clock).build();
         this.clock = clock;
         this.json = json;
         this.lines = lines;

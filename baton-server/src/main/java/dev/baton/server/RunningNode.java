@@ -7,6 +7,7 @@ import dev.baton.core.NodeInfo;
 import dev.baton.core.time.Clock;
 import dev.baton.server.internal.api.NodeApi;
 import dev.baton.server.metrics.MicrometerElectionMetrics;
+import dev.baton.work.source.DesiredStateSource;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -59,6 +60,9 @@ final class RunningNode {
     private RunningNode(NodeSettings settings, NodeBackend backend, PrintStream out) {
         this.settings = settings;
         this.backend = backend;
+        // The items query runs once now, so that a bad one ends the node before it joins the group.
+        DesiredStateSource itemsSource = settings.work().flatMap(WorkSettings::items).map(ItemsQuery::open)
+                .orElse(DesiredStateSource.NONE);
         this.json = new EventJson(settings.nodeId());
         this.lines = new JsonLines(new ObjectMapper(), out);
         this.printer = Executors.newSingleThreadExecutor(runnable -> {
@@ -80,7 +84,7 @@ final class RunningNode {
             backend.bindMetrics(registry, Tags.of("group", settings.group()));
         }
         this.election = backend.election(self, metrics != null ? metrics : ElectionMetrics.NONE, clock);
-        this.work = settings.work().map(w -> new NodeWorkCluster(w, election, backend.store().orElseThrow(
+        this.work = settings.work().map(w -> new NodeWorkCluster(w, itemsSource, election, backend.store().orElseThrow(
                 () -> CliError.usage(w.origin() + " needs a store every node shares; " + backend.describe()
                         + " has none")), clock, json, lines)).orElse(null);
         this.api = settings.http().isEmpty() ? null : NodeApi.create(settings.http().get(), election, backend.store(),

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The work cluster a node runs ({@code --workers}, or the seed's {@code DETECTOR_WORKERS} environment variable): the
@@ -16,8 +17,9 @@ import java.util.Objects;
  * @param origin  where they came from, {@code --workers} or {@code DETECTOR_WORKERS}, for messages
  * @param config  {@link WorkClusterConfig#defaults()} (seed 001's timings) or, with {@code --profile fast},
  *                {@link WorkClusterConfig#fast()}
+ * @param items   the desired items' database query ({@code --items-sql}), if any, besides the stored items
  */
-record WorkSettings(List<String> workers, String origin, WorkClusterConfig config) {
+record WorkSettings(List<String> workers, String origin, WorkClusterConfig config, Optional<ItemsQuery> items) {
 
     /** The flag. */
     static final String FLAG = "--workers";
@@ -28,6 +30,7 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
         workers = List.copyOf(workers);
         Objects.requireNonNull(origin, "origin");
         Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(items, "items");
     }
 
     /**
@@ -36,7 +39,7 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
      *
      * @throws CliError (usage) naming {@code origin} and the first entry that is empty, not such a URL, or repeated
      */
-    static WorkSettings parse(String text, String origin, String profile) {
+    static WorkSettings parse(String text, String origin, String profile, Optional<ItemsQuery> items) {
         List<String> urls = new ArrayList<>();
         for (String part : text.split(",", -1)) {
             String url = part.strip();
@@ -51,7 +54,7 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
             urls.add(url);
         }
         return new WorkSettings(urls, origin, profile.equals("fast") ? WorkClusterConfig.fast()
-                : WorkClusterConfig.defaults());
+                : WorkClusterConfig.defaults(), items);
     }
 
     private static void check(String url, String origin) {

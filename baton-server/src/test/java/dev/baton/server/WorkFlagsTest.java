@@ -88,6 +88,32 @@ class WorkFlagsTest {
     }
 
     @Test
+    void anItemsQueryNeedsADatabaseAndWorkersAndIsShownWithoutItsPassword() {
+        String db = "jdbc:postgresql://db.internal:5432/app?user=cms&password=s3cret";
+        WorkSettings work = settings(Map.of(), "--backend", "memory", "--workers", "ws://127.0.0.1:9001",
+                "--items-sql", " SELECT * FROM desired_cameras ", "--items-db", db).work().orElseThrow();
+
+        ItemsQuery items = work.items().orElseThrow();
+        assertThat(items.sql()).isEqualTo("SELECT * FROM desired_cameras");
+        assertThat(items.jdbcUrl()).isEqualTo(db);
+        assertThat(items.describeDb()).isEqualTo("jdbc:postgresql://db.internal:5432/app?user=cms&password=***");
+        assertThat(items.toString()).doesNotContain("s3cret");
+
+        List<String> memory = List.of("--backend", "memory", "--workers", "ws://127.0.0.1:9001");
+        assertUsageError(Map.of(), with(memory, "--items-sql", "SELECT 1"), "--items-sql needs --items-db");
+        assertUsageError(Map.of(), with(memory, "--items-db", db), "--items-db needs --items-sql");
+        assertUsageError(Map.of(), with(memory, "--items-sql", "SELECT 1", "--items-db",
+                "mysql://root:pw@db/app"), "--items-db must be a jdbc:postgresql://", "***@db/app");
+        assertUsageError(Map.of(), with(memory, "--items-sql", "  ", "--items-db", db),
+                "--items-sql must not be blank");
+        assertUsageError(Map.of(), List.of("--backend", "memory", "--items-sql", "SELECT 1", "--items-db", db),
+                "--items-sql needs --workers");
+        assertUsageError(Map.of(), List.of("--backend", "peer", "--listen", "127.0.0.1:7401", "--seeds",
+                "127.0.0.1:7401", "--cluster-size", "1", "--items-sql", "SELECT 1"), "--items-sql belongs to the work"
+                + " cluster", "--backend peer has none");
+    }
+
+    @Test
     void nodeStartedNamesTheWorkers() {
         NodeSettings settings = settings(Map.of(), "--backend", "memory", "--workers", "ws://127.0.0.1:9001");
 
@@ -139,6 +165,12 @@ class WorkFlagsTest {
 
         assertThat(line).isEqualTo("{\"event\":\"detections\",\"node\":\"n1\",\"results\":7,"
                 + "\"perWorker\":{\"ws://a:1\":4,\"ws://b:2\":3},\"ts\":\"2026-11-21T17:00:00.123Z\"}");
+    }
+
+    private static List<String> with(List<String> base, String... more) {
+        List<String> all = new ArrayList<>(base);
+        all.addAll(List.of(more));
+        return all;
     }
 
     private static String line(EventJson json, WorkClusterEvent event) {

@@ -149,6 +149,7 @@ public final class NodeApi implements AutoCloseable {
         ApiErrors.install(app);
         settings.apiToken().map(BearerAuth::new).ifPresent(auth -> {
             app.before("/cluster/leader/release", auth);
+            app.before("/work/regenerate", auth);
             if (store.isPresent()) {
                 app.before("/work/items/{id}", auth);
             }

@@ -11,11 +11,16 @@ import io.javalin.http.Context;
 import java.util.TreeMap;
 
 /**
- * {@code GET /work/state}: the node's work cluster as {@link WorkCluster#getState()} reads it from the store, seed
+ * {@code GET /work/state} and {@code POST /work/regenerate}. {@code GET /work/state}: the node's work cluster as {@link WorkCluster#getState()} reads it from the store, seed
  * 001's {@code DetectorClusterState} in the API's snake_case, plus every recorded item's worker and status under
  * {@code assignments} (the list the dashboard shows). The seed's own {@code assignments} (worker URL -> the process
  * that gets its results) is {@code worker_assignments} here. Every node answers the same, except for
  * {@code process_id}, {@code slave_id} and {@code is_master}, which describe the node that answered.
+ *
+ * <p>{@code POST /work/regenerate}, on any node: the seed's {@code triggerSubscriptionUpdate}, a
+ * {@code regenerate_subscriptions} notice to the leader, which reloads the desired items (the stored ones and the
+ * {@code --items-sql} query's) and reconciles now instead of at its next interval. Answered {@code 202} once the notice
+ * is sent.
  */
 final class WorkStateRoutes {
 
@@ -29,11 +34,15 @@ final class WorkStateRoutes {
 
     void register(Javalin app) {
         app.get("/work/state", this::state);
+        app.post("/work/regenerate", this::regenerate);
     }
 
-    /** The path on a node that runs no work cluster: answered with {@code problem}. */
+    /** The paths on a node that runs no work cluster: answered with {@code problem}. */
     static void registerWithout(Javalin app, ApiProblem problem) {
         app.get("/work/state", ctx -> {
+            throw problem;
+        });
+        app.post("/work/regenerate", ctx -> {
             throw problem;
         });
     }
@@ -47,6 +56,13 @@ final class WorkStateRoutes {
     private void state(Context ctx) {
         WorkClusterState state = calls.await(cluster.getState(), "reading the work cluster's state");
         ApiJson.send(ctx, 200, json(state));
+    }
+
+    private void regenerate(Context ctx) {
+        calls.await(cluster.requestRegeneration("POST /work/regenerate"), "sending the regeneration notice");
+        ObjectNode json = ApiJson.object();
+        json.put("requested", true);
+        ApiJson.send(ctx, 202, json);
     }
 
     static ObjectNode json(WorkClusterState state) {
