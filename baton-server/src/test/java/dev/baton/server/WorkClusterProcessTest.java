@@ -9,10 +9,7 @@ import dev.baton.testkit.RedisServer;
 import dev.baton.testkit.SimulatedWorker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -46,8 +43,6 @@ class WorkClusterProcessTest {
     /** Generous: the fast profile's offline timeout (3 s) plus a reconcile, on a busy two-core machine. */
     private static final Duration CONVERGE = Duration.ofSeconds(30);
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
     private final NodeGroup nodes = new NodeGroup();
     private final Map<String, String> urls = new LinkedHashMap<>();
     private final List<SimulatedWorker> workers = new ArrayList<>();
@@ -77,7 +72,8 @@ class WorkClusterProcessTest {
         List<NodeProcess> first = startNodes("n1", "n2", "n3");
         NodeProcess leader = nodes.leaders().get(0);
         for (int i = 0; i < ITEMS; i++) {
-            assertThat(put(leader, "display-" + i + "%3Bcamera-" + i)).as(nodes.describe()).isEqualTo(201);
+            assertThat(WorkHttp.putItem(urls.get(leader.name()), "display-" + i + "%3Bcamera-" + i,
+                    "rtsp://cameras/" + i).statusCode()).as(nodes.describe()).isEqualTo(201);
         }
 
         // Spread evenly, each item on exactly one worker, and every node's /work/state says where.
@@ -153,7 +149,7 @@ class WorkClusterProcessTest {
         String workerList = workers.stream().map(w -> w.uri().toString()).collect(Collectors.joining(","));
         List<NodeProcess> started = new ArrayList<>();
         for (String name : names) {
-            int port = freePort();
+            int port = NginxProcess.freeLoopbackPort();
             urls.put(name, "http://127.0.0.1:" + port);
             started.add(nodes.start(name, "--backend", redis.uri(), "--group", GROUP, "--profile", "fast",
                     "--http", "127.0.0.1:" + port, "--workers", workerList));
@@ -247,7 +243,7 @@ class WorkClusterProcessTest {
     }
 
     private JsonNode state(NodeProcess node) {
-        HttpResponse<String> response = send(HttpRequest.newBuilder(URI.create(urls.get(node.name())
+        HttpResponse<String> response = WorkHttp.send(HttpRequest.newBuilder(URI.create(urls.get(node.name())
                 + "/work/state")).GET());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         try {
@@ -257,30 +253,6 @@ class WorkClusterProcessTest {
         }
     }
 
-    private int put(NodeProcess node, String id) {
-        String i = id.substring(id.lastIndexOf('-') + 1);
-        String body = "{\"rtspUrl\":\"rtsp://cameras/" + i + "\",\"modelId\":42,\"modelName\":\"plates\","
-                + "\"modelUrl\":\"https://models.example/plates.onnx\"}";
-        return send(HttpRequest.newBuilder(URI.create(urls.get(node.name()) + "/work/items/" + id))
-                .PUT(HttpRequest.BodyPublishers.ofString(body))).statusCode();
-    }
 
-    private HttpResponse<String> send(HttpRequest.Builder request) {
-        try {
-            return http.send(request.timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

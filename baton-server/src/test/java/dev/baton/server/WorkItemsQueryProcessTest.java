@@ -5,12 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.testkit.PostgresServer;
 import dev.baton.testkit.SimulatedWorker;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
@@ -37,8 +32,6 @@ class WorkItemsQueryProcessTest {
             + " model_id, model_name, 'https://models.example/' || model_name || '.onnx' AS model_url FROM cameras";
     private static final Duration PATIENCE = Duration.ofSeconds(40);
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
     private final NodeGroup nodes = new NodeGroup();
     private final List<SimulatedWorker> workers = new ArrayList<>();
     private PostgresServer postgres;
@@ -67,7 +60,7 @@ class WorkItemsQueryProcessTest {
 
     @Test
     void queriedAndStoredItemsRunAndANewRowRunsAfterARegenerationNotice() throws SQLException {
-        int port = freePort();
+        int port = NginxProcess.freeLoopbackPort();
         String api = "http://127.0.0.1:" + port;
         NodeProcess node = nodes.start("n1", "--backend", "memory", "--group", "cameras", "--profile", "fast",
                 "--http", "127.0.0.1:" + port, "--workers", workers.get(0).uri() + "," + workers.get(1).uri(),
@@ -77,12 +70,9 @@ class WorkItemsQueryProcessTest {
                 .containsExactly("display-1;camera-1", "display-2;camera-2"));
         assertThat(node.lines().get(0).path("itemsDb").asText()).endsWith("password=***");
 
-        assertThat(send(HttpRequest.newBuilder(URI.create(api + "/work/items/display-9%3Bcamera-9"))
-                .PUT(HttpRequest.BodyPublishers.ofString("{\"rtspUrl\":\"rtsp://cameras/9\",\"modelId\":42,"
-                        + "\"modelName\":\"plates\",\"modelUrl\":\"https://models.example/plates.onnx\"}")))
-                .statusCode()).isEqualTo(201);
+        assertThat(WorkHttp.putItem(api, "display-9%3Bcamera-9", "rtsp://cameras/9").statusCode()).isEqualTo(201);
         sql("INSERT INTO cameras VALUES ('display-3', 'camera-3', 'rtsp://cameras/3', 42, 'plates')");
-        HttpResponse<String> regenerate = send(HttpRequest.newBuilder(URI.create(api + "/work/regenerate"))
+        HttpResponse<String> regenerate = WorkHttp.send(HttpRequest.newBuilder(URI.create(api + "/work/regenerate"))
                 .POST(HttpRequest.BodyPublishers.noBody()));
 
         assertThat(regenerate.statusCode()).as(regenerate.body()).isEqualTo(202);
@@ -128,22 +118,5 @@ class WorkItemsQueryProcessTest {
         }
     }
 
-    private HttpResponse<String> send(HttpRequest.Builder request) {
-        try {
-            return http.send(request.timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }
