@@ -11,6 +11,8 @@ import dev.baton.bench.peer.PeerHandoverScenario;
 import dev.baton.bench.peer.PeerMessagesScenario;
 import dev.baton.bench.registry.RegistryScenario;
 import dev.baton.bench.support.Environment;
+import dev.baton.bench.work.WorkRoutingScenario;
+import dev.baton.bench.work.WorkSubscribeScenario;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -34,7 +36,7 @@ public final class BenchMain {
         for (Scenario s : List.of(new HandoverScenario(), new FailoverScenario(), new FirstElectionScenario(),
                 new RegistryScenario(), new NginxFailoverScenario(), new HttpStatusScenario(),
                 new PeerFailoverScenario(), new PeerHandoverScenario(), new PeerMessagesScenario(),
-                new PeerConvergenceScenario())) {
+                new PeerConvergenceScenario(), new WorkRoutingScenario(), new WorkSubscribeScenario())) {
             all.put(s.name(), s);
         }
         return all;

@@ -1,0 +1,185 @@
+package dev.baton.bench.work;
+
+import dev.baton.bench.BenchOptions;
+import dev.baton.bench.Scenario;
+import dev.baton.bench.stats.MarkdownTable;
+import dev.baton.bench.stats.Summary;
+import dev.baton.testkit.SimulatedWorker;
+import dev.baton.work.ListenerRegistration;
+import dev.baton.work.worker.WorkerMessage;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Result routing through Redis (issue 6): simulated workers send {@code imageDetection} results over their WebSockets
+ * to the leader's work cluster, which routes each one over Redis pub/sub ({@code worker:slave:{processId}}) to the
+ * follower, whose global detection listener receives it. Latency is the listener's receipt time minus the worker's
+ * {@code timestamp} (stamped when the worker builds the message; same machine, same clock); throughput is what the
+ * listener received per second of the measured window. The offered load rises in steps by subscribing more items
+ * (each sends a fixed rate); each step has a warm-up and a measured window. Per step the table also shows what the
+ * leader re-sent for want of an acknowledgement and dropped unacknowledged (its {@code counters()}), and the JVM's CPU.
+ */
+public final class WorkRoutingScenario implements Scenario {
+
+    /** Simulated workers; {@code -Dbaton.bench.work.workers=N} to change (more workers, smaller batches). */
+    private static final int WORKERS = Integer.getInteger("baton.bench.work.workers", 8);
+    private static final double PER_ITEM = 100;
+    /** Offered results per second, one step each; {@code -Dbaton.bench.work.rates=10000,20000} to change. */
+    private static final int[] RATES = Arrays.stream(System.getProperty("baton.bench.work.rates",
+            "5000,10000,20000,30000").split(",")).mapToInt(r -> Integer.parseInt(r.strip())).toArray();
+
+    private final AtomicReference<Recorder> recorder = new AtomicReference<>();
+    private ListenerRegistration listening;
+
+    @Override
+    public String name() {
+        return "work-routing";
+    }
+
+    @Override
+    public String description() {
+        return "work cluster: results worker -> leader -> Redis pub/sub -> listener on a non-leader, 5k-30k/s"
+                + " (--n seconds measured per step, --warmup seconds)";
+    }
+
+    @Override
+    public void run(BenchOptions options, PrintStream out) throws Exception {
+        int seconds = options.n(15);
+        int warmup = options.warmup(5);
+        try (WorkHarness h = WorkHarness.start(WORKERS, PER_ITEM, new SimulatedWorker.Listener() { },
+                follower -> listening = follower.addGlobalDetectionListener(this::received))) {
+            listening.routed().get(30, TimeUnit.SECONDS);
+            out.println("## Work cluster: result routing through Redis");
+            out.println();
+            out.println(h.describeRedis() + " " + WORKERS + " simulated workers (`SimulatedWorker`, which sends every"
+                    + " 50 ms a batch of each subscription's results), each item " + (int) PER_ITEM + " results/s; the leader's and the"
+                    + " follower's work clusters in one JVM, each with its own Redis connections, election and"
+                    + " threads; the follower's global listener gets every result. " + warmup + " s warm-up and "
+                    + seconds + " s measured per step.");
+            out.println();
+            MarkdownTable table = new MarkdownTable("offered /s", "items", "received /s", "p50 ms", "p90 ms",
+                    "p99 ms", "p99.9 ms", "max ms", "re-sent", "dropped", "JVM CPU (cores)");
+            int subscribed = 0;
+            for (int rate : RATES) {
+                int items = (int) Math.round(rate / PER_ITEM);
+                List<CompletableFuture<Boolean>> pending = new ArrayList<>();
+                for (int i = subscribed; i < items; i++) {
+                    pending.add(h.follower().subscribe(WorkHarness.item("display-" + i + ";camera-" + i)));
+                }
+                pending.forEach(CompletableFuture::join);
+                subscribed = items;
+                int expected = items;
+                WorkHarness.await(items + " items running", () -> h.running() == expected);
+                TimeUnit.SECONDS.sleep(warmup);
+                Step step = measure(h, seconds);
+                System.err.printf(Locale.ROOT, "work-routing: %d/s offered, %.0f/s received, p99 %.2f ms%n", rate,
+                        step.receivedPerSecond, step.latency.p99() / 1e6);
+                table.row(String.format(Locale.ROOT, "%,d", rate), Integer.toString(items),
+                        String.format(Locale.ROOT, "%,.0f", step.receivedPerSecond),
+                        MarkdownTable.millis(step.latency.p50()),
+                        MarkdownTable.millis(step.latency.p90()), MarkdownTable.millis(step.latency.p99()),
+                        MarkdownTable.millis(step.p999), MarkdownTable.millis(step.latency.max()),
+                        Long.toString(step.resent), Long.toString(step.dropped),
+                        String.format(Locale.ROOT, "%.2f", step.cpuCores));
+            }
+            out.println(table.render());
+            // Stop every item, let the last results land, then compare what the workers sent with what arrived.
+            List<CompletableFuture<Boolean>> stopping = new ArrayList<>();
+            for (int i = 0; i < subscribed; i++) {
+                stopping.add(h.follower().unsubscribe("display-" + i + ";camera-" + i));
+            }
+            stopping.forEach(CompletableFuture::join);
+            WorkHarness.await("every item stopped", () -> h.running() == 0);
+            TimeUnit.SECONDS.sleep(2);
+            Map<String, Long> leader = h.leader().counters().join();
+            Map<String, Long> follower = h.follower().counters().join();
+            long sent = h.detectionsSent();
+            out.println("Over the whole run the workers sent " + sent + " results; the follower's listener got "
+                    + follower.get("results") + " distinct ones (" + (sent - follower.get("results")) + " missing) and "
+                    + follower.get("duplicates") + " duplicates; the leader routed " + leader.get("routed")
+                    + ", re-sent " + leader.get("resent") + " unacknowledged and dropped " + leader.get("droppedUnacked")
+                    + ".");
+            out.println();
+        }
+    }
+
+    private Step measure(WorkHarness h, int seconds) throws InterruptedException {
+        Map<String, Long> leaderBefore = h.leader().counters().join();
+        long cpuBefore = processCpuNanos();
+        long start = System.nanoTime();
+        Recorder r = new Recorder(seconds * 40_000);
+        recorder.set(r);
+        TimeUnit.SECONDS.sleep(seconds);
+        recorder.set(null);
+        long elapsed = System.nanoTime() - start;
+        long cpu = processCpuNanos() - cpuBefore;
+        long[] samples = r.samples();
+        Map<String, Long> leaderAfter = h.leader().counters().join();
+        Step step = new Step();
+        step.latency = Summary.of(samples);
+        long[] sorted = samples.clone();
+        Arrays.sort(sorted);
+        step.p999 = sorted[Math.min(sorted.length - 1, (int) Math.ceil(0.999 * sorted.length) - 1)];
+        step.receivedPerSecond = samples.length / (elapsed / 1e9);
+        step.resent = leaderAfter.get("resent") - leaderBefore.get("resent");
+        step.dropped = leaderAfter.get("droppedUnacked") - leaderBefore.get("droppedUnacked");
+        step.cpuCores = cpu / (double) elapsed;
+        return step;
+    }
+
+    private static long processCpuNanos() {
+        var os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+            return sun.getProcessCpuTime();
+        }
+        return 0;
+    }
+
+    /** The follower's global listener: one call at a time, on its listener thread. */
+    private void received(WorkerMessage.ImageDetection detection) {
+        Recorder r = recorder.get();
+        if (r != null) {
+            r.add(Duration.between(Instant.parse(detection.timestamp()), Instant.now()).toNanos());
+        }
+    }
+
+    private static final class Step {
+        Summary latency;
+        long p999;
+        double receivedPerSecond;
+        long resent;
+        long dropped;
+        double cpuCores;
+    }
+
+    /** Latency samples of one window, written by the listener thread, read once the window closed. */
+    private static final class Recorder {
+        private long[] values;
+        private int size;
+
+        Recorder(int expected) {
+            values = new long[expected];
+        }
+
+        synchronized void add(long nanos) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = nanos;
+        }
+
+        synchronized long[] samples() {
+            return Arrays.copyOf(values, size);
+        }
+    }
+}
