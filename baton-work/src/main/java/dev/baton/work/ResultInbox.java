@@ -72,7 +72,7 @@ final class ResultInbox {
         }
         if (message instanceof BusMessage.Detection d) {
             senders.putIfAbsent(d.stream(), d.sender());
-            if (streams.accept(d.stream(), d.seq())) {
+            if (streams.accept(d.stream(), d.seq(), d.floor())) {
                 results++;
                 sink.result(d.workerUrl(), d.data(), d.global());
             }

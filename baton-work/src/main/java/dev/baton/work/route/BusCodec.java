@@ -58,6 +58,9 @@ public final class BusCodec {
             root.put("sender", d.sender());
             root.put("stream", d.stream());
             root.put("seq", d.seq());
+            if (d.floor() > 0) {
+                root.put("floor", d.floor());
+            }
             root.put("global", d.global());
         } else if (message instanceof BusMessage.Ack a) {
             root.put("stream", a.stream());
@@ -149,7 +152,7 @@ public final class BusCodec {
         String group = f.text("group");
         return switch (type) {
             case "detection" -> new BusMessage.Detection(group, f.text("sender"), f.text("stream"), f.longValue("seq"),
-                    f.bool("global"), f.text("workerUrl"), f.text("timestamp"), detection(f));
+                    floor(f), f.bool("global"), f.text("workerUrl"), f.text("timestamp"), detection(f));
             case "ack" -> new BusMessage.Ack(group, f.text("stream"), f.longValue("upTo"), f.text("from"));
             case "command_response" -> new BusMessage.Response(group, f.text("requestId"), f.bool("ok"),
                     f.bool("retryable"), f.longValue("value"), f.optionalText("error"));
@@ -168,6 +171,18 @@ public final class BusCodec {
             default -> throw new BusProtocolException("unknown message type \""
                     + (type.length() > 64 ? type.substring(0, 64) + "..." : type) + "\"");
         };
+    }
+
+    /** A detection's {@code floor}: optional (0, not said), else at least 1 and at most its {@code seq}. */
+    private static long floor(Fields f) throws BusProtocolException {
+        Long floor = f.optionalLong("floor");
+        if (floor == null) {
+            return 0;
+        }
+        if (floor < 1 || floor > f.longValue("seq")) {
+            throw new BusProtocolException("detection: field floor must be between 1 and seq, was " + floor);
+        }
+        return floor;
     }
 
     private WorkerMessage.ImageDetection detection(Fields f) throws BusProtocolException {

@@ -27,16 +27,25 @@ public sealed interface BusMessage {
      * up) that the process acknowledges, so that a lost message is sent again.
      *
      * @param sender the leader process that routed it, which the receiver acknowledges to
+     * @param floor  the stream's oldest result the sender still keeps for re-sending when it sent this one (0: not
+     *               said): every result below it is settled, acknowledged or given up, and will not come again,
+     *               so the receiver acknowledges past it rather than wait for it
      * @param global whether the receiving process is the one whose global listeners get this result
      */
-    record Detection(String group, String sender, String stream, long seq, boolean global, String workerUrl,
-                     String timestamp, WorkerMessage.ImageDetection data) implements BusMessage {
+    record Detection(String group, String sender, String stream, long seq, long floor, boolean global,
+                     String workerUrl, String timestamp, WorkerMessage.ImageDetection data) implements BusMessage {
         public Detection {
             Objects.requireNonNull(sender, "sender");
             Objects.requireNonNull(stream, "stream");
             Objects.requireNonNull(workerUrl, "workerUrl");
             Objects.requireNonNull(timestamp, "timestamp");
             Objects.requireNonNull(data, "data");
+        }
+
+        /** A result without a floor (as older senders wrote it). */
+        public Detection(String group, String sender, String stream, long seq, boolean global, String workerUrl,
+                         String timestamp, WorkerMessage.ImageDetection data) {
+            this(group, sender, stream, seq, 0, global, workerUrl, timestamp, data);
         }
 
         @Override

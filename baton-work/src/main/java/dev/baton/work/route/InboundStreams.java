@@ -8,8 +8,9 @@ import java.util.TreeSet;
 /**
  * A process's side of result delivery: per stream (one per leader and leadership), which results arrived, so that a
  * result published again is delivered once, and how far to acknowledge: the highest {@code seq} up to which every
- * result arrived (a gap is filled by the sender's resend). At most {@code maxStreams} streams are remembered, the
- * least recently used forgotten first. Not thread-safe: the process's scheduler drives it.
+ * result arrived or was settled by the sender (a gap is filled by the sender's resend, or skipped when the sender's
+ * {@code floor} passes it: it gave that result up). At most {@code maxStreams} streams are remembered, the least
+ * recently used forgotten first. Not thread-safe: the process's scheduler drives it.
  */
 public final class InboundStreams {
 
@@ -24,6 +25,14 @@ public final class InboundStreams {
 
     /** Records that result {@code seq} of {@code stream} arrived; true if it is new (deliver it), false if seen. */
     public boolean accept(String stream, long seq) {
+        return accept(stream, seq, 0);
+    }
+
+    /**
+     * Records that result {@code seq} of {@code stream} arrived, sent when the sender kept nothing below
+     * {@code floor} (0: not said); true if it is new (deliver it), false if seen or settled.
+     */
+    public boolean accept(String stream, long seq, long floor) {
         State s = streams.get(stream);
         if (s == null) {
             if (streams.size() >= maxStreams) {
@@ -34,19 +43,28 @@ public final class InboundStreams {
         }
         s.used = ++tick;
         s.unacked++;
+        if (floor - 1 > s.watermark) {
+            s.watermark = floor - 1; // the sender will not send what lies below again: stop waiting for it
+            s.above.headSet(floor, false).clear();
+            advance(s);
+        }
         if (seq <= s.watermark || s.above.contains(seq)) {
             duplicates++;
             return false;
         }
         if (seq == s.watermark + 1) {
             s.watermark = seq;
-            while (!s.above.isEmpty() && s.above.first() == s.watermark + 1) {
-                s.watermark = s.above.pollFirst();
-            }
+            advance(s);
         } else {
             s.above.add(seq);
         }
         return true;
+    }
+
+    private static void advance(State s) {
+        while (!s.above.isEmpty() && s.above.first() == s.watermark + 1) {
+            s.watermark = s.above.pollFirst();
+        }
     }
 
     /** Receipts on {@code stream} since its last acknowledgement. */

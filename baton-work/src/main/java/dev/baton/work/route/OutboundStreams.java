@@ -20,8 +20,13 @@ import org.slf4j.LoggerFactory;
  * listener once unless the receiver restarted; at-least-once is the promise.
  *
  * <p>Bounded: a process that acknowledges nothing holds at most {@code maxUnacked} results; beyond that the oldest
- * are dropped, counted and logged. When a process leaves, its stream is dropped and the results its global listeners
- * were to get are handed back for another process ({@link #dropProcess}).
+ * are dropped, counted and logged. When a process leaves, the results its global listeners were to get are handed
+ * back for another process ({@link #dropProcess}) and the rest are given up.
+ *
+ * <p>A stream's numbers never start again: a process that leaves and comes back continues where it stopped. Every
+ * message, sent or re-sent, carries the stream's {@code floor} (its oldest result still kept): the receiver skips
+ * what lies below, so results given up (dropped over the bound, handed to another process, or sent to an earlier
+ * incarnation of a restarted receiver) never hold its acknowledgements back.
  *
  * <p>Not thread-safe: the leader's scheduler drives it.
  */
@@ -81,17 +86,23 @@ public final class OutboundStreams {
             WorkerMessage.ImageDetection data) {
         Stream stream = streams.computeIfAbsent(processId, p -> new Stream());
         long seq = stream.nextSeq++;
-        byte[] bytes = codec.encode(new BusMessage.Detection(group, sender, streamId, seq, global, workerUrl,
-                timestamp, data));
         if (stream.unacked.size() >= maxUnacked) {
             stream.unacked.pollFirst();
             dropped++;
             overflowLog.dropped("process " + processId + " has not acknowledged " + maxUnacked
                     + " results; the oldest is dropped");
         }
+        long floor = stream.unacked.isEmpty() ? seq : stream.unacked.peekFirst().seq();
+        byte[] bytes = encode(seq, floor, global, workerUrl, timestamp, data);
         stream.unacked.addLast(new Pending(seq, global, workerUrl, timestamp, data, bytes, clock.nanoTime()));
         sent++;
         publisher.publish(processId, bytes);
+    }
+
+    private byte[] encode(long seq, long floor, boolean global, String workerUrl, String timestamp,
+            WorkerMessage.ImageDetection data) {
+        return codec.encode(new BusMessage.Detection(group, sender, streamId, seq, floor, global, workerUrl,
+                timestamp, data));
     }
 
     /** A process acknowledged every result of {@code stream} up to {@code upTo}. */
@@ -110,13 +121,19 @@ public final class OutboundStreams {
         long now = clock.nanoTime();
         for (Map.Entry<String, Stream> entry : streams.entrySet()) {
             ArrayDeque<Pending> unacked = entry.getValue().unacked;
+            if (unacked.isEmpty()) {
+                continue;
+            }
+            long floor = unacked.peekFirst().seq();
             int n = unacked.size();
             for (int i = 0; i < n; i++) {
                 Pending p = unacked.pollFirst();
                 if (now - p.sentAtNanos() >= resendAfterNanos) {
-                    publisher.publish(entry.getKey(), p.bytes());
+                    // With the floor of now: a receiver that restarted since must not wait for what was settled.
+                    byte[] bytes = encode(p.seq(), floor, p.global(), p.workerUrl(), p.timestamp(), p.data());
+                    publisher.publish(entry.getKey(), bytes);
                     resent++;
-                    p = new Pending(p.seq(), p.global(), p.workerUrl(), p.timestamp(), p.data(), p.bytes(), now);
+                    p = new Pending(p.seq(), p.global(), p.workerUrl(), p.timestamp(), p.data(), bytes, now);
                 }
                 unacked.addLast(p);
             }
@@ -124,11 +141,12 @@ public final class OutboundStreams {
     }
 
     /**
-     * Forgets {@code processId}'s stream (the process left) and returns its unacknowledged results meant for its
-     * global listeners, in order, for the caller to route to another process.
+     * Gives up {@code processId}'s unacknowledged results (the process left) and returns those meant for its global
+     * listeners, in order, for the caller to route to another process. The stream keeps its numbering: if the
+     * process comes back, its results continue after the last one sent.
      */
     public List<Pending> dropProcess(String processId) {
-        Stream s = streams.remove(processId);
+        Stream s = streams.get(processId);
         List<Pending> global = new ArrayList<>();
         if (s != null) {
             for (Iterator<Pending> it = s.unacked.iterator(); it.hasNext(); ) {
@@ -137,13 +155,15 @@ public final class OutboundStreams {
                     global.add(p);
                 }
             }
+            s.unacked.clear();
         }
         return global;
     }
 
-    /** The processes with a stream. */
+    /** The processes with results waiting for an acknowledgement. */
     public List<String> processes() {
-        return List.copyOf(streams.keySet());
+        return streams.entrySet().stream().filter(e -> !e.getValue().unacked.isEmpty()).map(Map.Entry::getKey)
+                .toList();
     }
 
     /** Results waiting for an acknowledgement, all streams. */

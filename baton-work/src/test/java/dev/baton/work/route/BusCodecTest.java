@@ -24,6 +24,9 @@ class BusCodecTest {
                 new BusMessage.Detection("g", "p1", "term-4", 17, true, "ws://w:1", "2026-01-01T00:00:00Z",
                         new WorkerMessage.ImageDetection("d1;c1", "2026-01-01T00:00:00Z",
                                 new WorkerMessage.Detection("M", "B", 2020, null, "PL", null), 4, "plates")),
+                new BusMessage.Detection("g", "p1", "term-4", 18, 12, false, "ws://w:1", "2026-01-01T00:00:00Z",
+                        new WorkerMessage.ImageDetection("d1;c1", "2026-01-01T00:00:00Z", WorkerMessage.Detection.NONE,
+                                4, "plates")),
                 new BusMessage.Ack("g", "term-4", 17, "p2"),
                 new BusMessage.Response("g", "r-1", false, true, 0, "not the leader"),
                 new BusMessage.Regenerate("g", "camera added", "p2", "2026-01-01T00:00:00Z"),
@@ -52,7 +55,10 @@ class BusCodecTest {
         "{\"type\":\"subscribe_camera\",\"group\":\"g\",\"requestId\":\"r\",\"replyTo\":\"p\","
             + "\"item\":{\"rtspUrl\":\"rtsp://c\"}}|subscribe_camera: invalid item",
         "{\"type\":\"detection\",\"group\":\"g\",\"sender\":\"p\",\"stream\":\"s\",\"seq\":1,\"global\":true,"
-            + "\"workerUrl\":\"w\",\"timestamp\":\"t\",\"data\":{\"type\":\"stateReport\"}}|detection: field data"
+            + "\"workerUrl\":\"w\",\"timestamp\":\"t\",\"data\":{\"type\":\"stateReport\"}}|detection: field data",
+        "{\"type\":\"detection\",\"group\":\"g\",\"sender\":\"p\",\"stream\":\"s\",\"seq\":3,\"floor\":4,"
+            + "\"global\":true,\"workerUrl\":\"w\",\"timestamp\":\"t\",\"data\":{}}"
+            + "|detection: field floor must be between 1 and seq, was 4"
     })
     void garbageIsRefusedWithTheProblemNamed(String json, String problem) {
         assertThatThrownBy(() -> codec.decode(json.getBytes(StandardCharsets.UTF_8)))

@@ -69,6 +69,81 @@ class StreamsTest {
         assertThat(out.pending()).isZero();
     }
 
+    /** Hands what was published to {@code in}; returns the results it delivered (new ones only). */
+    private List<String> carry(List<byte[]> wire, InboundStreams in) throws BusProtocolException {
+        List<String> delivered = new ArrayList<>();
+        for (byte[] bytes : List.copyOf(wire)) {
+            BusMessage.Detection d = (BusMessage.Detection) codec.decode(bytes);
+            if (in.accept(d.stream(), d.seq(), d.floor())) {
+                delivered.add(d.data().detection().licensePlateText());
+            }
+        }
+        wire.clear();
+        return delivered;
+    }
+
+    @Test
+    void aProcessThatLeftAndCameBackGetsNewResultsAndAcknowledgesThem() throws Exception {
+        List<byte[]> wire = new ArrayList<>();
+        OutboundStreams out = new OutboundStreams("g", "leader", "term-5", codec, (p, bytes) -> wire.add(bytes),
+                clock, Duration.ofSeconds(1), 100);
+        InboundStreams in = new InboundStreams(8);
+        out.send("p3", true, "ws://w", "t", result(1));
+        out.send("p3", true, "ws://w", "t", result(2));
+        assertThat(carry(wire, in)).containsExactly("P-1", "P-2");
+        out.acked("p3", "term-5", in.ack("term-5"));
+        out.send("p3", true, "ws://w", "t", result(3)); // lost on the bus, then p3 drops out of the registry
+        wire.clear();
+        assertThat(out.dropProcess("p3")).extracting(p -> p.data().detection().licensePlateText())
+                .containsExactly("P-3");
+
+        out.send("p3", true, "ws://w", "t", result(4)); // p3 is back: its stream goes on, not from 1 again
+        out.send("p3", true, "ws://w", "t", result(5));
+        assertThat(carry(wire, in)).containsExactly("P-4", "P-5");
+        out.acked("p3", "term-5", in.ack("term-5")); // past P-3, which was given up
+        assertThat(out.pending()).isZero();
+    }
+
+    @Test
+    void aReceiverThatRestartedMidStreamAcknowledgesWhatItGets() throws Exception {
+        List<byte[]> wire = new ArrayList<>();
+        OutboundStreams out = new OutboundStreams("g", "leader", "term-6", codec, (p, bytes) -> wire.add(bytes),
+                clock, Duration.ofSeconds(1), 100);
+        InboundStreams before = new InboundStreams(8);
+        for (int i = 1; i <= 3; i++) {
+            out.send("p2", false, "ws://w", "t", result(i));
+        }
+        carry(wire, before);
+        out.acked("p2", "term-6", before.ack("term-6"));
+        out.send("p2", false, "ws://w", "t", result(4));
+        wire.clear(); // lost while p2 restarts
+
+        InboundStreams after = new InboundStreams(8); // the new incarnation knows nothing of the stream
+        out.send("p2", false, "ws://w", "t", result(5));
+        assertThat(carry(wire, after)).containsExactly("P-5");
+        clock.advance(Duration.ofSeconds(1));
+        out.resendDue();
+        assertThat(carry(wire, after)).containsExactly("P-4");
+        out.acked("p2", "term-6", after.ack("term-6"));
+        assertThat(out.pending()).isZero();
+    }
+
+    @Test
+    void resultsDroppedOverTheBoundDoNotHoldAcknowledgementsBack() throws Exception {
+        List<byte[]> wire = new ArrayList<>();
+        OutboundStreams out = new OutboundStreams("g", "leader", "term-7", codec, (p, bytes) -> wire.add(bytes),
+                clock, Duration.ofSeconds(1), 3);
+        InboundStreams in = new InboundStreams(8);
+        for (int i = 1; i <= 5; i++) {
+            out.send("p2", true, "ws://w", "t", result(i));
+        }
+        wire.remove(0); // P-1 lost; then P-1 and P-2 are dropped over the bound of 3
+        assertThat(carry(wire, in)).containsExactly("P-2", "P-3", "P-4", "P-5");
+        out.acked("p2", "term-7", in.ack("term-7"));
+        assertThat(out.pending()).isZero();
+        assertThat(out.dropped()).isEqualTo(2);
+    }
+
     @Test
     void anAcknowledgementOfAnotherStreamIsIgnored() {
         OutboundStreams out = new OutboundStreams("g", "leader", "term-2", codec, (p, b) -> { }, clock,
