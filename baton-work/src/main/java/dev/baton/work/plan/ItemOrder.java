@@ -7,11 +7,17 @@ import java.util.Arrays;
  * is the same in every JVM), then by the id itself. Sorting a million strings by {@code compareTo} costs hundreds of
  * milliseconds; a two-pass radix sort of their hash codes costs a few, and only ids with equal hash codes are ever
  * compared. The order is an internal detail: it only has to be the same whatever order the caller lists items in.
+ *
+ * <p>The radix sort's two passes over 65,536 buckets cost the same for five items as for a million, and the work
+ * cluster plans small inputs often (every round, and the worker -> process assignment); below
+ * {@link #RADIX_THRESHOLD} items the hash codes are sorted as {@code long}s packed with their index instead, which
+ * gives the same order.
  */
 final class ItemOrder {
 
     private static final int RADIX_BITS = 16;
     private static final int BUCKETS = 1 << RADIX_BITS;
+    static final int RADIX_THRESHOLD = 4096;
 
     private ItemOrder() {
     }
@@ -39,10 +45,31 @@ final class ItemOrder {
             order[i] = i;
         }
         if (n > 1) {
-            radixSort(keys, order);
+            if (n < RADIX_THRESHOLD) {
+                packedSort(keys, order);
+            } else {
+                radixSort(keys, order);
+            }
             sortRunsOfEqualHash(ids, keys, order);
         }
         return order;
+    }
+
+    /**
+     * Sorts {@code keys} (as signed ints) carrying {@code values} (the indexes 0..n-1, in order) along, stably: each
+     * key and its index packed in one {@code long}, so equal keys keep their index order, as in the radix sort.
+     */
+    private static void packedSort(int[] keys, int[] values) {
+        int n = keys.length;
+        long[] packed = new long[n];
+        for (int i = 0; i < n; i++) {
+            packed[i] = ((long) keys[i] << 32) | values[i];
+        }
+        Arrays.sort(packed);
+        for (int i = 0; i < n; i++) {
+            keys[i] = (int) (packed[i] >> 32);
+            values[i] = (int) packed[i];
+        }
     }
 
     /** Stable LSD radix sort of {@code keys} (as signed ints), carrying {@code values} along. */
