@@ -2,11 +2,13 @@ package dev.baton.bench.work;
 
 import dev.baton.bench.backend.BackendKind;
 import dev.baton.bench.backend.BenchBackend;
+import dev.baton.bench.backend.RedisBackend;
 import dev.baton.core.Baton;
 import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.time.ExecutorScheduler;
 import dev.baton.testkit.SimulatedWorker;
 import dev.baton.work.WorkCluster;
 import dev.baton.work.WorkClusterConfig;
@@ -68,15 +70,25 @@ final class WorkHarness implements AutoCloseable {
         }
     }
 
+    /**
+     * One process. The election runs on the seed's timings (lease 30 s): a starved benchmark machine must not make the
+     * leader lose its lease mid-measurement (the fast profile's 500 ms store timeout can).
+     */
     private WorkCluster process(String id) {
         CoordinationStore store = redis.connect();
         closing.add(0, store);
         Election election = Baton.election(store).group(GROUP).node(NodeInfo.of(id, "bench-" + id))
-                .config(ElectionConfig.fast()).build();
+                .config(ElectionConfig.defaults()).build();
         closing.add(0, election);
+        // Named threads, so that CpuAccount can tell the leader's work from the follower's.
+        ExecutorScheduler scheduler = new ExecutorScheduler("work-" + id);
+        ExecutorScheduler listeners = new ExecutorScheduler("listeners-" + id);
+        closing.add(0, () -> listeners.close(Duration.ofSeconds(1)));
+        closing.add(0, () -> scheduler.close(Duration.ofSeconds(1)));
         WorkCluster cluster = WorkCluster.builder(election, store)
                 .workers(workers.stream().map(w -> w.uri().toString()).toList())
-                .config(WorkClusterConfig.defaults()).build();
+                .config(WorkClusterConfig.defaults()).scheduler(scheduler).listenerExecutor(listeners::execute)
+                .build();
         closing.add(0, cluster);
         elections.put(cluster, election);
         return cluster;
@@ -98,6 +110,11 @@ final class WorkHarness implements AutoCloseable {
 
     List<SimulatedWorker> workers() {
         return workers;
+    }
+
+    /** The process id of the private {@code redis-server}. */
+    long redisPid() {
+        return ((RedisBackend) redis).server().pid();
     }
 
     /** Private Redis, for the tables' context line. */

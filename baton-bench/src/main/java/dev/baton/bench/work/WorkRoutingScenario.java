@@ -69,6 +69,8 @@ public final class WorkRoutingScenario implements Scenario {
             out.println();
             MarkdownTable table = new MarkdownTable("offered /s", "items", "received /s", "p50 ms", "p90 ms",
                     "p99 ms", "p99.9 ms", "max ms", "re-sent", "dropped", "JVM CPU (cores)");
+            CpuAccount cpu = new CpuAccount(h.redisPid());
+            List<Step> steps = new ArrayList<>();
             int subscribed = 0;
             for (int rate : RATES) {
                 int items = (int) Math.round(rate / PER_ITEM);
@@ -81,7 +83,13 @@ public final class WorkRoutingScenario implements Scenario {
                 int expected = items;
                 WorkHarness.await(items + " items running", () -> h.running() == expected);
                 TimeUnit.SECONDS.sleep(warmup);
-                Step step = measure(h, seconds);
+                Step step = measure(h, cpu, seconds);
+                if (!h.leader().isLeading()) {
+                    throw new IllegalStateException("the leader lost its leadership during the " + rate + "/s step: "
+                            + "the machine is too busy for this benchmark");
+                }
+                step.offered = rate;
+                steps.add(step);
                 System.err.printf(Locale.ROOT, "work-routing: %d/s offered, %.0f/s received, p99 %.2f ms%n", rate,
                         step.receivedPerSecond, step.latency.p99() / 1e6);
                 table.row(String.format(Locale.ROOT, "%,d", rate), Integer.toString(items),
@@ -93,6 +101,10 @@ public final class WorkRoutingScenario implements Scenario {
                         String.format(Locale.ROOT, "%.2f", step.cpuCores));
             }
             out.println(table.render());
+            out.println("CPU per result received, in microseconds, by part (thread CPU time of this JVM's threads by"
+                    + " name; the JVM's own is its process CPU minus its threads'; redis-server's from /proc):");
+            out.println();
+            out.println(cpuTable(steps));
             // Stop every item, let the last results land, then compare what the workers sent with what arrived.
             List<CompletableFuture<Boolean>> stopping = new ArrayList<>();
             for (int i = 0; i < subscribed; i++) {
@@ -113,8 +125,32 @@ public final class WorkRoutingScenario implements Scenario {
         }
     }
 
-    private Step measure(WorkHarness h, int seconds) throws InterruptedException {
+    private static String cpuTable(List<Step> steps) {
+        String[] header = new String[steps.size() + 1];
+        header[0] = "part";
+        for (int i = 0; i < steps.size(); i++) {
+            header[i + 1] = String.format(Locale.ROOT, "%,d/s", steps.get(i).offered);
+        }
+        MarkdownTable table = new MarkdownTable(header);
+        List<String> parts = new ArrayList<>(List.of(CpuAccount.PARTS));
+        parts.add("total");
+        for (String part : parts) {
+            String[] row = new String[steps.size() + 1];
+            row[0] = part;
+            for (int i = 0; i < steps.size(); i++) {
+                Step step = steps.get(i);
+                long nanos = part.equals("total") ? step.cpu.values().stream().mapToLong(Long::longValue).sum()
+                        : step.cpu.get(part);
+                row[i + 1] = String.format(Locale.ROOT, "%.1f", nanos / 1000.0 / Math.max(1, step.received));
+            }
+            table.row(row);
+        }
+        return table.render();
+    }
+
+    private Step measure(WorkHarness h, CpuAccount cpu, int seconds) throws InterruptedException {
         Map<String, Long> leaderBefore = h.leader().counters().join();
+        Map<String, Long> partsBefore = cpu.snapshot();
         long cpuBefore = processCpuNanos();
         long start = System.nanoTime();
         Recorder r = new Recorder(seconds * 40_000);
@@ -122,7 +158,8 @@ public final class WorkRoutingScenario implements Scenario {
         TimeUnit.SECONDS.sleep(seconds);
         recorder.set(null);
         long elapsed = System.nanoTime() - start;
-        long cpu = processCpuNanos() - cpuBefore;
+        long jvmCpu = processCpuNanos() - cpuBefore;
+        Map<String, Long> parts = CpuAccount.since(partsBefore, cpu.snapshot());
         long[] samples = r.samples();
         Map<String, Long> leaderAfter = h.leader().counters().join();
         Step step = new Step();
@@ -131,9 +168,11 @@ public final class WorkRoutingScenario implements Scenario {
         Arrays.sort(sorted);
         step.p999 = sorted[Math.min(sorted.length - 1, (int) Math.ceil(0.999 * sorted.length) - 1)];
         step.receivedPerSecond = samples.length / (elapsed / 1e9);
+        step.received = samples.length;
+        step.cpu = parts;
         step.resent = leaderAfter.get("resent") - leaderBefore.get("resent");
         step.dropped = leaderAfter.get("droppedUnacked") - leaderBefore.get("droppedUnacked");
-        step.cpuCores = cpu / (double) elapsed;
+        step.cpuCores = jvmCpu / (double) elapsed;
         return step;
     }
 
@@ -156,7 +195,10 @@ public final class WorkRoutingScenario implements Scenario {
     private static final class Step {
         Summary latency;
         long p999;
+        int offered;
         double receivedPerSecond;
+        long received;
+        Map<String, Long> cpu;
         long resent;
         long dropped;
         double cpuCores;
