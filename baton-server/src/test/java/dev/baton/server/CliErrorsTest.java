@@ -102,6 +102,19 @@ class CliErrorsTest {
     }
 
     @Test
+    void badWorkerUrl() {
+        assertUserError(List.of("node", "--backend", "memory", "--group", "g", "--workers",
+                "ws://127.0.0.1:9001,http://127.0.0.1:9002"), "--workers", "'http://127.0.0.1:9002' is not a worker URL");
+    }
+
+    @Test
+    void workersOnPeer() {
+        assertUserError(List.of("node", "--backend", "peer", "--group", "g", "--listen", "127.0.0.1:7401",
+                "--seeds", "127.0.0.1:7401", "--cluster-size", "1", "--workers", "ws://127.0.0.1:9001"),
+                "--workers needs a store every node shares", "--backend peer has none");
+    }
+
+    @Test
     void missingCommand() {
         assertUserError(List.of(), "missing command");
     }
