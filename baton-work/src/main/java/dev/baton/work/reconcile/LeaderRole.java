@@ -54,8 +54,8 @@ public final class LeaderRole {
         this.leadership = leadership;
         this.onStopped = onStopped;
         this.writer = new TermWriter(env.store(), env.group(), env.processId(), leadership.term(), env.scheduler(),
-                () -> active, this::deposed);
-        this.pool = new WorkerPool(env, writer, new WorkerPool.Callbacks() {
+                this::isActive, this::deposed);
+        this.pool = new WorkerPool(env, writer, this::isActive, new WorkerPool.Callbacks() {
             @Override
             public void availabilityChanged(String url) {
                 reconciler.availabilityChanged();
@@ -68,7 +68,7 @@ public final class LeaderRole {
 
             @Override
             public void detection(String url, WorkerMessage.ImageDetection detection) {
-                if (active && reconciler.isDesired(detection.subscriptionIdentifier())) {
+                if (isActive() && reconciler.isDesired(detection.subscriptionIdentifier())) {
                     router.route(url, detection);
                 }
             }
@@ -78,7 +78,7 @@ public final class LeaderRole {
                 answerPatch(url, patch);
             }
         });
-        this.reconciler = new Reconciler(env, writer, pool, () -> active);
+        this.reconciler = new Reconciler(env, writer, pool, this::isActive);
         this.router = new ResultRouter(env, writer);
         this.badCommands = new BadMessageLog(log, "channel " + env.config().layout().commandsChannel(), env.clock(),
                 env.config().badMessageLogInterval());
@@ -89,9 +89,13 @@ public final class LeaderRole {
         return leadership.term();
     }
 
-    /** Whether the role may still act. */
+    /**
+     * Whether the role may still act: started, not deactivated, and its leadership still valid now. A process that
+     * was frozen past its leadership's local deadline runs what queued up meanwhile before the election's deadline
+     * timer can tell it; none of that may write or reach a worker, since the store may have a newer leader by then.
+     */
     public boolean isActive() {
-        return active;
+        return active && leadership.isValid();
     }
 
     /** Starts leading: listens for commands, connects to the workers, loads the stored state. */
@@ -146,14 +150,14 @@ public final class LeaderRole {
 
     /** Reloads the desired state and reconciles (the seed's {@code regenerate_subscriptions}). */
     public void regenerate(String reason) {
-        if (active) {
+        if (isActive()) {
             reconciler.regenerate(reason);
         }
     }
 
     /** The process registry may have changed: rebalance the worker -> process assignment. */
     public void membersChanged() {
-        if (active) {
+        if (isActive()) {
             router.refreshMembers();
         }
     }
@@ -174,7 +178,7 @@ public final class LeaderRole {
     }
 
     private void onCommand(byte[] bytes) {
-        if (!active) {
+        if (!isActive()) {
             return;
         }
         BusMessage message;
@@ -200,7 +204,7 @@ public final class LeaderRole {
     /** Serves a request from a process (this one included); the answer never fails, it says what went wrong. */
     public CompletableFuture<BusMessage.Response> handle(BusMessage.Request request) {
         CompletableFuture<BusMessage.Response> answer = new CompletableFuture<>();
-        if (!active) {
+        if (!isActive()) {
             answer.complete(refusal(request, true, "not the leader"));
             return answer;
         }
@@ -232,7 +236,7 @@ public final class LeaderRole {
     private void unsubscribeCamera(BusMessage.UnsubscribeCamera u, CompletableFuture<BusMessage.Response> answer) {
         String itemsMap = env.config().layout().itemsMap();
         env.store().mapEntries(env.group(), itemsMap).whenComplete((entries, error) -> env.scheduler().execute(() -> {
-            if (!active) {
+            if (!isActive()) {
                 return;
             }
             if (error != null) {
@@ -291,7 +295,7 @@ public final class LeaderRole {
                 return e.getMessage() == null ? e.toString() : e.getMessage();
             }
         }, env.sourceExecutor()).thenAccept(problem -> env.scheduler().execute(() -> {
-            if (active) {
+            if (isActive()) {
                 pool.patchSessionResult(url, patch.sessionId(), problem.isEmpty(),
                         problem.isEmpty() ? null : problem);
             }

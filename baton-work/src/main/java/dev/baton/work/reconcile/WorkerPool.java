@@ -7,7 +7,9 @@ import dev.baton.work.worker.WorkerConnection;
 import dev.baton.work.worker.WorkerConnectionListener;
 import dev.baton.work.worker.WorkerEvent;
 import dev.baton.work.worker.WorkerMessage;
+import dev.baton.work.worker.WorkerTransport;
 import java.net.URI;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +28,10 @@ import org.slf4j.LoggerFactory;
  * to know of each: the items its latest report lists, when the connection opened, what the connection holds (re-sent
  * after a reconnect), and a rate limit on the commands sent to it. Records each worker's connection in
  * {@code worker:connections}. Runs on the leader's scheduler, as do the connections.
+ *
+ * <p>Nothing reaches a worker once the role may no longer act ({@code acting}): a connection sends from tasks of its
+ * own (queued commands, re-sends after a reconnect), which may run after the leadership ended and before the role's
+ * stop closes the connection, so the pool's sockets check at the moment of sending.
  */
 final class WorkerPool {
 
@@ -44,12 +52,14 @@ final class WorkerPool {
 
     private final LeaderEnvironment env;
     private final TermWriter writer;
+    private final WorkerTransport transport;
     private final Callbacks callbacks;
     private final Map<String, Slot> slots = new LinkedHashMap<>();
 
-    WorkerPool(LeaderEnvironment env, TermWriter writer, Callbacks callbacks) {
+    WorkerPool(LeaderEnvironment env, TermWriter writer, BooleanSupplier acting, Callbacks callbacks) {
         this.env = env;
         this.writer = writer;
+        this.transport = new ActingTransport(env.transport(), acting);
         this.callbacks = callbacks;
     }
 
@@ -58,7 +68,7 @@ final class WorkerPool {
         for (String url : env.workerUrls()) {
             Slot slot = new Slot(url);
             slots.put(url, slot);
-            slot.connection = new WorkerConnection(URI.create(url), env.config().connection(), env.transport(),
+            slot.connection = new WorkerConnection(URI.create(url), env.config().connection(), transport,
                     env.scheduler(), env.clock(), env.random(), slot);
             slot.connection.start();
         }
@@ -243,6 +253,39 @@ final class WorkerPool {
             } else if (message instanceof WorkerMessage.PatchSession p) {
                 callbacks.patchSession(url, p);
             }
+        }
+    }
+
+    /** The environment's transport, with sockets that send nothing once the role may no longer act. */
+    private static final class ActingTransport implements WorkerTransport {
+        private final WorkerTransport delegate;
+        private final BooleanSupplier acting;
+
+        ActingTransport(WorkerTransport delegate, BooleanSupplier acting) {
+            this.delegate = delegate;
+            this.acting = acting;
+        }
+
+        @Override
+        public CompletableFuture<Socket> open(URI uri, Duration timeout, Handler handler) {
+            return delegate.open(uri, timeout, handler).thenApply(socket -> new Socket() {
+                @Override
+                public void send(String text) {
+                    if (acting.getAsBoolean()) {
+                        socket.send(text);
+                    }
+                }
+
+                @Override
+                public void close() {
+                    socket.close();
+                }
+
+                @Override
+                public void abort() {
+                    socket.abort();
+                }
+            });
         }
     }
 }

@@ -27,7 +27,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A leader that believes it still leads after the store issued a newer term (a paused process, a partition): its
- * first write is refused by the store, it stops, and it never subscribes anything on a worker.
+ * first write is refused by the store, it stops, and it never subscribes anything on a worker. And a leader frozen
+ * past its leadership's local deadline neither writes nor commands a worker when it resumes, though nothing has
+ * told it yet.
  */
 class DeposedLeaderTest {
 
@@ -59,6 +61,69 @@ class DeposedLeaderTest {
         assertThat(role.isActive()).isFalse();
         assertThat(workers.get("ws://w1:8000").received).noneMatch(c -> c.startsWith("subscribe"));
         assertThat(store.mapEntries("cameras", "worker:actual_subscriptions").join()).isEmpty();
+    }
+
+    @Test
+    void aLeaderFrozenPastItsDeadlineWritesAndSendsNothingWhenItResumes() {
+        FakeClock clock = new FakeClock();
+        DeterministicScheduler scheduler = new DeterministicScheduler(clock);
+        InMemoryStore store = new InMemoryStore(clock);
+        FakeWorkers workers = new FakeWorkers(scheduler);
+        workers.add("ws://w1:8000");
+        long term = granted(store.acquire("cameras", NodeInfo.of("frozen", "x"), Duration.ofSeconds(3)));
+        Leadership leadership = new Leadership("cameras", "frozen", term, clock.nanoTime()
+                + Duration.ofMillis(2500).toNanos(), clock, t -> true);
+        LeaderEnvironment env = new LeaderEnvironment(store, "cameras", "frozen", new NoMembers(),
+                WorkClusterConfig.fast(), List.of("ws://w1:8000"), scheduler, clock, new Random(1), workers,
+                Runnable::run, DesiredStateSource.NONE, AssignmentHook.NONE, SessionPatchHandler.NONE,
+                new BusCodec(), e -> { }, (w, d, g) -> { });
+        LeaderRole role = new LeaderRole(env, leadership, r -> { });
+        scheduler.execute(role::start);
+        scheduler.advance(Duration.ofSeconds(2)); // connected, reported, settled; nothing desired yet
+        assertThat(role.isActive()).isTrue();
+
+        // An item arrives, and the process freezes before it handles the notice; it resumes after the deadline,
+        // before anything has told it so (nobody else took the lease, so the store would still take its term).
+        store.fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, "d1;c1", "frozen", term,
+                WorkItemJson.toJson(SimCluster.item("d1;c1")));
+        scheduler.execute(() -> role.regenerate("an item was added"));
+        clock.advance(Duration.ofSeconds(1));
+        scheduler.runUntilIdle();
+
+        assertThat(role.isActive()).isFalse();
+        assertThat(workers.get("ws://w1:8000").received).noneMatch(c -> c.startsWith("subscribe"));
+        assertThat(store.mapEntries("cameras", "worker:actual_subscriptions").join()).isEmpty();
+    }
+
+    @Test
+    void commandsWaitingForTheRateLimitAreNotSentOnceTheDeadlinePassed() {
+        FakeClock clock = new FakeClock();
+        DeterministicScheduler scheduler = new DeterministicScheduler(clock);
+        InMemoryStore store = new InMemoryStore(clock);
+        FakeWorkers workers = new FakeWorkers(scheduler);
+        workers.add("ws://w1:8000");
+        long term = granted(store.acquire("cameras", NodeInfo.of("slow", "x"), Duration.ofSeconds(30)));
+        for (int i = 1; i <= 4; i++) {
+            store.fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, "d" + i + ";c1", "slow", term,
+                    WorkItemJson.toJson(SimCluster.item("d" + i + ";c1")));
+        }
+        Leadership leadership = new Leadership("cameras", "slow", term, clock.nanoTime()
+                + Duration.ofMillis(2500).toNanos(), clock, t -> true);
+        WorkClusterConfig oneASecond = WorkClusterConfig.fast().toBuilder().commandsPerSecond(1).commandBurst(1)
+                .build();
+        LeaderEnvironment env = new LeaderEnvironment(store, "cameras", "slow", new NoMembers(), oneASecond,
+                List.of("ws://w1:8000"), scheduler, clock, new Random(1), workers, Runnable::run,
+                DesiredStateSource.NONE, AssignmentHook.NONE, SessionPatchHandler.NONE, new BusCodec(), e -> { },
+                (w, d, g) -> { });
+        LeaderRole role = new LeaderRole(env, leadership, r -> { });
+        scheduler.execute(role::start);
+        scheduler.advance(Duration.ofMillis(2400)); // four assigned and recorded; at one a second, one still waits
+        List<String> sent = List.copyOf(workers.get("ws://w1:8000").received);
+        assertThat(sent).filteredOn(c -> c.startsWith("subscribe")).hasSizeBetween(1, 3);
+
+        scheduler.advance(Duration.ofSeconds(3)); // past the deadline, with no election to say so
+        assertThat(role.isActive()).isFalse();
+        assertThat(workers.get("ws://w1:8000").received).isEqualTo(sent);
     }
 
     private static long granted(CompletableFuture<AcquireResult> result) {
