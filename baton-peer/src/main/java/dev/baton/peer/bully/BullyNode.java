@@ -31,6 +31,7 @@ import dev.baton.peer.bully.FailureDetector.Liveness;
 import dev.baton.peer.internal.NodeOutput;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -925,10 +926,18 @@ final class BullyNode {
         scheduleDeadline();
     }
 
-    /** Reads the record back every storeCheckInterval: confirms the term, or finds it superseded. */
+    /**
+     * Reads the record back every storeCheckInterval (sooner while the leadership has less than two intervals left,
+     * e.g. after a slow first write): confirms the term, or finds it superseded.
+     */
     private void scheduleStoreCheck() {
         long e = epoch;
-        storeTimer = scheduler.schedule(config.storeCheckInterval(), () -> {
+        long left = leadership.deadlineNanos() - clock.nanoTime();
+        Duration delay = config.storeCheckInterval();
+        if (left < delay.toNanos() * 2) {
+            delay = Duration.ofNanos(Math.max(0, left / 3));
+        }
+        storeTimer = scheduler.schedule(delay, () -> {
             if (epoch == e && phase == Phase.LEADING) {
                 checkStore(e);
             }
@@ -985,7 +994,7 @@ final class BullyNode {
         deadlineTimer.cancel();
         long e = epoch;
         long wait = Math.max(0, leadership.deadlineNanos() - clock.nanoTime());
-        deadlineTimer = scheduler.schedule(java.time.Duration.ofNanos(wait), () -> {
+        deadlineTimer = scheduler.schedule(Duration.ofNanos(wait), () -> {
             if (epoch == e && phase == Phase.LEADING && leadership.deadlineNanos() - clock.nanoTime() <= 0) {
                 expired();
             }

@@ -20,7 +20,7 @@ import java.util.Set;
  *       address (a leader that was the last one standing and died) counts as "no leader"; the next read follows a
  *       random pause of 1 ms to joinPauseMax (1 s).</li>
  *   <li>With a record, {@link Join} goes to its leader. Accepted: the leader's process id and table, done. No answer
- *       within electionTimeout: not contacted, random pause, next attempt. {@code NOT_LEADER}: the record was stale
+ *       within joinTimeout: not contacted, random pause, next attempt. {@code NOT_LEADER}: the record was stale
  *       (a cold start), random pause, next attempt. {@code ADDRESS_IN_USE} (or another refusal): pause
  *       addressInUsePause (5 s), next attempt.</li>
  *   <li>After the last attempt: if it found no leader or could not contact it, the node founds the group itself
@@ -142,7 +142,7 @@ final class JoinProcess {
         target = leader;
         asked.add(leader);
         node.send(leader, new Join(node.incarnation(), node.card()));
-        timer = node.scheduler().schedule(node.config().electionTimeout(), () -> {
+        timer = node.scheduler().schedule(node.config().joinTimeout(), () -> {
             if (current() && leader.equals(target)) {
                 attemptFailed(Failure.NO_CONTACT, randomPause());
             }

@@ -137,7 +137,7 @@ class BullyJoinTest {
         cluster.store.seed(new LeaderRecord("sim", 5, "n9:7400", 2, "n9:7400"));
         BullyCluster.Node n1 = cluster.start(1);
 
-        cluster.advanceUntil(Duration.ofSeconds(5), () -> n1.election.isLeader());
+        cluster.advanceUntil(Duration.ofSeconds(10), () -> n1.election.isLeader());
 
         assertThat(silent.received(Join.class)).hasSize(4);
         assertThat(cluster.store.record()).contains(new LeaderRecord("sim", 6, "n1:7400", 1, "n1:7400"));
