@@ -5,6 +5,8 @@ import dev.baton.bench.first.FirstElectionScenario;
 import dev.baton.bench.handover.HandoverScenario;
 import dev.baton.bench.http.HttpStatusScenario;
 import dev.baton.bench.http.NginxFailoverScenario;
+import dev.baton.bench.peer.BullyFailoverScenario;
+import dev.baton.bench.peer.BullyMessagesScenario;
 import dev.baton.bench.peer.PeerConvergenceScenario;
 import dev.baton.bench.peer.PeerFailoverScenario;
 import dev.baton.bench.peer.PeerHandoverScenario;
@@ -36,7 +38,8 @@ public final class BenchMain {
         for (Scenario s : List.of(new HandoverScenario(), new FailoverScenario(), new FirstElectionScenario(),
                 new RegistryScenario(), new NginxFailoverScenario(), new HttpStatusScenario(),
                 new PeerFailoverScenario(), new PeerHandoverScenario(), new PeerMessagesScenario(),
-                new PeerConvergenceScenario(), new WorkRoutingScenario(), new WorkSubscribeScenario())) {
+                new PeerConvergenceScenario(), new BullyFailoverScenario(), new BullyMessagesScenario(),
+                new WorkRoutingScenario(), new WorkSubscribeScenario())) {
             all.put(s.name(), s);
         }
         return all;

@@ -7,10 +7,8 @@ import dev.baton.bench.stats.PhaseBreakdown;
 import dev.baton.bench.stats.Samples;
 import dev.baton.bench.support.Environment;
 import dev.baton.peer.quorum.QuorumConfig;
-import dev.baton.peer.transport.PeerAddress;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
@@ -107,7 +105,6 @@ public final class PeerFailoverScenario implements Scenario {
                 + " heard the old leader within ttlTimeout); the acceptances are the new leader's first majority;"
                 + " then its listener runs");
         PhaseBreakdown phases = new PhaseBreakdown(warmup, n, explained);
-        List<PeerAddress> addresses = workspace.addresses();
         for (int k = 1; k <= warmup + n; k++) {
             PeerProcess leader = awaitWhole();
             long term = leader.ledTerm();
@@ -115,28 +112,11 @@ public final class PeerFailoverScenario implements Scenario {
             if (leader.ledTerm() != term || awaitWhole() != leader) {
                 throw new IllegalStateException("leadership moved without a kill (term " + term + ")");
             }
-            events.clear();
-            long killAt = System.nanoTime();
-            leader.kill();
-            PeerProcess.Event next = null;
-            long detected = 0;
-            long deadline = killAt + TimeUnit.MILLISECONDS.toNanos(FAILOVER_TIMEOUT_MILLIS);
-            while (next == null) {
-                PeerProcess.Event event = events.poll(Math.max(0, deadline - System.nanoTime()),
-                        TimeUnit.NANOSECONDS);
-                if (event == null) {
-                    throw new IllegalStateException("no new leader within " + FAILOVER_TIMEOUT_MILLIS
-                            + " ms of killing " + addresses.get(leader.slot()));
-                }
-                if (event.node() == leader) {
-                    continue;
-                }
-                if (event.kind().equals("started") && detected == 0) {
-                    detected = event.atNanos();
-                } else if (event.kind().equals("acquired") && event.term() > term) {
-                    next = event;
-                }
-            }
+            PeerProcess.Failover round = PeerProcess.killAndAwaitSuccessor(leader, term, events,
+                    FAILOVER_TIMEOUT_MILLIS);
+            long killAt = round.killAt();
+            long detected = round.detectedAt();
+            PeerProcess.Event next = round.acquired();
             failover.add(next.atNanos() - killAt);
             if (detected != 0) {
                 phases.record(killAt, detected, next.atNanos());

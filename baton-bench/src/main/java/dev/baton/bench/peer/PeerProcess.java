@@ -6,13 +6,14 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link PeerNode} child JVM as the {@code peer-failover} scenario sees it: its id, when it is ready, the leader it
+ * A {@link PeerNode} child JVM as the {@code peer-failover} and {@code bully-failover} scenarios see it: its id, when it is ready, the leader it
  * follows, the active members it counts while it leads, and its {@code acquired} and {@code started} lines, forwarded
  * to a queue shared by all nodes.
  */
@@ -42,11 +43,22 @@ final class PeerProcess {
     /** Starts {@code PeerNode} with the same JVM as this one, on {@code listen} and {@code dataDir}. */
     static PeerProcess start(int slot, PeerAddress listen, List<PeerAddress> seeds, int clusterSize, Path dataDir,
             String group, BlockingQueue<Event> events) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                PeerNode.class.getName(), listen.format(),
+        return launch(slot, events, listen.format(),
                 String.join(",", seeds.stream().map(PeerAddress::format).toList()), String.valueOf(clusterSize),
                 dataDir.toString(), group);
+    }
+
+    /** Starts {@code PeerNode bully} (a bully node) on {@code listen}, with its leader record in {@code storeFile}. */
+    static PeerProcess startBully(int slot, PeerAddress listen, Path storeFile, String group,
+            BlockingQueue<Event> events) throws IOException {
+        return launch(slot, events, "bully", listen.format(), storeFile.toString(), group);
+    }
+
+    private static PeerProcess launch(int slot, BlockingQueue<Event> events, String... args) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                PeerNode.class.getName()));
+        command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         return new PeerProcess(slot, process, events);
     }
@@ -80,6 +92,40 @@ final class PeerProcess {
         } finally {
             ready.completeExceptionally(new IllegalStateException("node-" + slot + " exited"));
             nodeId.completeExceptionally(new IllegalStateException("node-" + slot + " exited"));
+        }
+    }
+
+    /** One crash failover: when the leader was killed, when a survivor first opened a round (0: none seen), who won. */
+    record Failover(long killAt, long detectedAt, Event acquired) {
+    }
+
+    /**
+     * Kills {@code leader} with SIGKILL and waits for another node's {@code acquired} line with a term above
+     * {@code term}, noting the first survivor's {@code started} line on the way.
+     *
+     * @throws IllegalStateException if no successor acquires within {@code timeoutMillis}
+     */
+    static Failover killAndAwaitSuccessor(PeerProcess leader, long term, BlockingQueue<Event> events,
+            long timeoutMillis) throws InterruptedException {
+        events.clear();
+        long killAt = System.nanoTime();
+        leader.kill();
+        long detected = 0;
+        long deadline = killAt + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (true) {
+            Event event = events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (event == null) {
+                throw new IllegalStateException("no new leader within " + timeoutMillis + " ms of killing node-"
+                        + leader.slot());
+            }
+            if (event.node() == leader) {
+                continue;
+            }
+            if (event.kind().equals("started") && detected == 0) {
+                detected = event.atNanos();
+            } else if (event.kind().equals("acquired") && event.term() > term) {
+                return new Failover(killAt, detected, event);
+            }
         }
     }
 
