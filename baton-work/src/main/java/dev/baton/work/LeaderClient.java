@@ -11,13 +11,16 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
  * Sends this process's requests to the leader and waits for the answers: directly when this process leads, else on
  * {@code worker:master:commands} with the answer coming back on this process's channel. A request is sent again
  * every retry interval (the bus may lose it; the leader may be changing; every request is idempotent) until it is
- * answered or the request timeout passes. Runs on the cluster's scheduler.
+ * answered or the request timeout passes. Each copy is addressed to the term of the leader this process knows (none
+ * is sent while it knows none): a copy that arrives late, after the answer, is then either refused by a newer leader
+ * or recognised by the same one, and never undoes a later request. Runs on the cluster's scheduler.
  */
 final class LeaderClient {
 
@@ -30,12 +33,18 @@ final class LeaderClient {
     private final Clock clock;
     private final WorkClusterConfig config;
     private final Supplier<LeaderRole> localRole;
+    private final LongSupplier leaderTerm;
     private final String prefix;
     private final Map<String, Pending> pending = new HashMap<>();
     private long counter;
 
+    /**
+     * @param localRole  this process's leader role, if it has one
+     * @param leaderTerm the term of the leader this process knows now, 0 if it knows none
+     */
     LeaderClient(String group, String processId, long incarnation, CoordinationStore store, BusCodec codec,
-            Scheduler scheduler, Clock clock, WorkClusterConfig config, Supplier<LeaderRole> localRole) {
+            Scheduler scheduler, Clock clock, WorkClusterConfig config, Supplier<LeaderRole> localRole,
+            LongSupplier leaderTerm) {
         this.group = group;
         this.processId = processId;
         this.store = store;
@@ -45,6 +54,7 @@ final class LeaderClient {
         this.clock = clock;
         this.config = config;
         this.localRole = localRole;
+        this.leaderTerm = leaderTerm;
         this.prefix = processId + "/" + Long.toHexString(incarnation) + "/";
     }
 
@@ -76,13 +86,17 @@ final class LeaderClient {
             return;
         }
         LeaderRole role = localRole.get();
+        long term = leaderTerm.getAsLong();
         if (role != null && role.isActive()) {
-            role.handle(p.request).thenAccept(response -> scheduler.execute(() -> answered(response)));
-        } else {
-            store.publish(layout.commandsChannel(), codec.encode(p.request)).exceptionally(e -> {
+            role.handle(p.request.withTerm(role.term()))
+                    .thenAccept(response -> scheduler.execute(() -> answered(response)));
+        } else if (term > 0) {
+            store.publish(layout.commandsChannel(), codec.encode(p.request.withTerm(term))).exceptionally(e -> {
                 scheduler.execute(() -> p.lastError = "could not publish: " + e);
                 return -1L;
             });
+        } else {
+            p.lastError = "no leader known";
         }
         Duration wait = config.requestRetryInterval();
         long left = config.requestTimeout().toNanos() - elapsed;

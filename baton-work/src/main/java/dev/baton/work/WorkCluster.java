@@ -2,6 +2,7 @@ package dev.baton.work;
 
 import dev.baton.core.Election;
 import dev.baton.core.ElectionEvent;
+import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
 import dev.baton.core.Membership;
 import dev.baton.core.Registration;
@@ -161,7 +162,7 @@ public final class WorkCluster implements AutoCloseable {
         this.listeners = new LocalListeners(processId, incarnation,
                 version -> scheduler.execute(() -> announcer().announce(false)));
         this.client = new LeaderClient(group, processId, incarnation, store, codec, scheduler, clock, config,
-                () -> role);
+                () -> role, () -> election.leader().map(LeaderInfo::term).orElse(0L));
         this.announcer = new ListenerAnnouncer(group, processId, listeners, client, scheduler,
                 config.listenerRefreshInterval(), () -> state == State.STARTED);
         this.inbox = new ResultInbox(group, processId, store, codec, scheduler, clock, config,

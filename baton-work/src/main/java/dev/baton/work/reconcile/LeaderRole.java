@@ -11,6 +11,7 @@ import dev.baton.work.route.BusProtocolException;
 import dev.baton.work.worker.WorkerMessage;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -32,6 +33,7 @@ import org.slf4j.LoggerFactory;
 public final class LeaderRole {
 
     private static final Logger log = LoggerFactory.getLogger(LeaderRole.class);
+    private static final int ANSWERS_KEPT = 10_000;
 
     private final LeaderEnvironment env;
     private final Leadership leadership;
@@ -42,6 +44,14 @@ public final class LeaderRole {
     private final ResultRouter router;
     private final BadMessageLog badCommands;
     private final Map<CompletableFuture<BusMessage.Response>, BusMessage.Request> open = new HashMap<>();
+    // Requests under way or answered, by id: a copy of one (a retry, or a copy held up on the way) gets the same
+    // answer without being applied again. The oldest are forgotten beyond ANSWERS_KEPT.
+    private final Map<String, CompletableFuture<BusMessage.Response>> answers = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<BusMessage.Response>> eldest) {
+            return size() > ANSWERS_KEPT;
+        }
+    };
     private volatile boolean active;
     private boolean stopped;
     private Subscription commands;
@@ -201,15 +211,34 @@ public final class LeaderRole {
         }
     }
 
-    /** Serves a request from a process (this one included); the answer never fails, it says what went wrong. */
+    /**
+     * Serves a request from a process (this one included); the answer never fails, it says what went wrong. A copy
+     * addressed to another term is refused (retryable: its sender asks the leader it knows next); a copy of a request
+     * under way or answered gets that answer and is not applied again.
+     */
     public CompletableFuture<BusMessage.Response> handle(BusMessage.Request request) {
         CompletableFuture<BusMessage.Response> answer = new CompletableFuture<>();
         if (!isActive()) {
             answer.complete(refusal(request, true, "not the leader"));
             return answer;
         }
+        if (request.term() != 0 && request.term() != leadership.term()) {
+            answer.complete(refusal(request, true, "sent to the leader of term " + request.term()
+                    + "; this leader's term is " + leadership.term()));
+            return answer;
+        }
+        CompletableFuture<BusMessage.Response> earlier = answers.get(request.requestId());
+        if (earlier != null) {
+            return earlier;
+        }
+        answers.put(request.requestId(), answer);
         open.put(answer, request);
-        answer.whenComplete((r, e) -> open.remove(answer));
+        answer.whenComplete((r, e) -> {
+            open.remove(answer);
+            if (r == null || !r.ok()) {
+                answers.remove(request.requestId(), answer); // not done: a later copy may try again
+            }
+        });
         String itemsMap = env.config().layout().itemsMap();
         if (request instanceof BusMessage.SubscribeItem s) {
             writer.put(itemsMap, s.item().subscriptionIdentifier(), WorkItemJson.toJson(s.item()), () -> {

@@ -91,6 +91,9 @@ public final class BusCodec {
     private static void encodeRequest(ObjectNode root, BusMessage.Request request) {
         root.put("requestId", request.requestId());
         root.put("replyTo", request.replyTo());
+        if (request.term() > 0) {
+            root.put("term", request.term());
+        }
         if (request instanceof BusMessage.SubscribeItem s) {
             root.set("item", WorkItemJson.toTree(s.item()));
         } else if (request instanceof BusMessage.UnsubscribeItem u) {
@@ -159,18 +162,30 @@ public final class BusCodec {
             case "regenerate_subscriptions" -> new BusMessage.Regenerate(group, f.optionalText("reason"),
                     f.optionalText("triggeredBy"), f.optionalText("timestamp"));
             case "subscribe_camera" -> new BusMessage.SubscribeItem(group, f.text("requestId"), f.text("replyTo"),
-                    item(f));
+                    item(f), term(f));
             case "unsubscribe_camera" -> new BusMessage.UnsubscribeItem(group, f.text("requestId"),
-                    f.text("replyTo"), f.text("subscriptionIdentifier"));
+                    f.text("replyTo"), f.text("subscriptionIdentifier"), term(f));
             case "unsubscribe_camera_all" -> new BusMessage.UnsubscribeCamera(group, f.text("requestId"),
-                    f.text("replyTo"), f.text("cameraId"));
+                    f.text("replyTo"), f.text("cameraId"), term(f));
             case "set_session_id" -> new BusMessage.SetSession(group, f.text("requestId"), f.text("replyTo"),
-                    f.text("subscriptionIdentifier"), f.optionalLong("sessionId"));
+                    f.text("subscriptionIdentifier"), f.optionalLong("sessionId"), term(f));
             case "listeners" -> new BusMessage.Listeners(group, f.text("requestId"), f.text("replyTo"),
-                    card(f.object("card")));
+                    card(f.object("card")), term(f));
             default -> throw new BusProtocolException("unknown message type \""
                     + (type.length() > 64 ? type.substring(0, 64) + "..." : type) + "\"");
         };
+    }
+
+    /** A request's {@code term}: optional (0, not said), else at least 1. */
+    private static long term(Fields f) throws BusProtocolException {
+        Long term = f.optionalLong("term");
+        if (term == null) {
+            return 0;
+        }
+        if (term < 1) {
+            throw new BusProtocolException(f.type + ": field term must be at least 1, was " + term);
+        }
+        return term;
     }
 
     /** A detection's {@code floor}: optional (0, not said), else at least 1 and at most its {@code seq}. */

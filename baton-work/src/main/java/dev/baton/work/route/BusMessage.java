@@ -84,17 +84,42 @@ public sealed interface BusMessage {
         }
     }
 
-    /** A request to the leader; answered with a {@link Response} on {@code worker:slave:{replyTo}}. */
+    /**
+     * A request to the leader; answered with a {@link Response} on {@code worker:slave:{replyTo}}.
+     *
+     * <p>A request is sent again until answered, so copies of it may still be on their way after the answer: one
+     * held up in a process's store connection is published when the connection recovers, seconds or minutes late.
+     * Such a copy must not undo what later requests did, so each copy names the leadership it is for
+     * ({@code term}): a leader of another term refuses it (retryable), and a leader answers a request id it has
+     * answered already without applying it again.
+     */
     sealed interface Request extends BusMessage {
         /** Unique per request; a retried request keeps its id. */
         String requestId();
 
         /** The process to answer. */
         String replyTo();
+
+        /** The term of the leader this copy is for; 0 if the sender did not say (any leader takes it). */
+        long term();
+
+        /** This request addressed to the leader of {@code term}. */
+        Request withTerm(long term);
     }
 
     /** Store {@code item} in the desired items (the seed's {@code subscribe_camera}). */
-    record SubscribeItem(String group, String requestId, String replyTo, WorkItem item) implements Request {
+    record SubscribeItem(String group, String requestId, String replyTo, WorkItem item, long term)
+            implements Request {
+        /** Addressed to no term in particular. */
+        public SubscribeItem(String group, String requestId, String replyTo, WorkItem item) {
+            this(group, requestId, replyTo, item, 0);
+        }
+
+        @Override
+        public SubscribeItem withTerm(long newTerm) {
+            return new SubscribeItem(group, requestId, replyTo, item, newTerm);
+        }
+
         @Override
         public String type() {
             return "subscribe_camera";
@@ -102,8 +127,18 @@ public sealed interface BusMessage {
     }
 
     /** Remove one item from the desired items. */
-    record UnsubscribeItem(String group, String requestId, String replyTo, String subscriptionIdentifier)
+    record UnsubscribeItem(String group, String requestId, String replyTo, String subscriptionIdentifier, long term)
             implements Request {
+        /** Addressed to no term in particular. */
+        public UnsubscribeItem(String group, String requestId, String replyTo, String subscriptionIdentifier) {
+            this(group, requestId, replyTo, subscriptionIdentifier, 0);
+        }
+
+        @Override
+        public UnsubscribeItem withTerm(long newTerm) {
+            return new UnsubscribeItem(group, requestId, replyTo, subscriptionIdentifier, newTerm);
+        }
+
         @Override
         public String type() {
             return "unsubscribe_camera";
@@ -111,7 +146,18 @@ public sealed interface BusMessage {
     }
 
     /** Remove every item {@code *;cameraId} from the desired items. */
-    record UnsubscribeCamera(String group, String requestId, String replyTo, String cameraId) implements Request {
+    record UnsubscribeCamera(String group, String requestId, String replyTo, String cameraId, long term)
+            implements Request {
+        /** Addressed to no term in particular. */
+        public UnsubscribeCamera(String group, String requestId, String replyTo, String cameraId) {
+            this(group, requestId, replyTo, cameraId, 0);
+        }
+
+        @Override
+        public UnsubscribeCamera withTerm(long newTerm) {
+            return new UnsubscribeCamera(group, requestId, replyTo, cameraId, newTerm);
+        }
+
         @Override
         public String type() {
             return "unsubscribe_camera_all";
@@ -119,8 +165,19 @@ public sealed interface BusMessage {
     }
 
     /** Send {@code setSessionId} to the worker running the item. */
-    record SetSession(String group, String requestId, String replyTo, String subscriptionIdentifier, Long sessionId)
-            implements Request {
+    record SetSession(String group, String requestId, String replyTo, String subscriptionIdentifier, Long sessionId,
+                      long term) implements Request {
+        /** Addressed to no term in particular. */
+        public SetSession(String group, String requestId, String replyTo, String subscriptionIdentifier,
+                          Long sessionId) {
+            this(group, requestId, replyTo, subscriptionIdentifier, sessionId, 0);
+        }
+
+        @Override
+        public SetSession withTerm(long newTerm) {
+            return new SetSession(group, requestId, replyTo, subscriptionIdentifier, sessionId, newTerm);
+        }
+
         @Override
         public String type() {
             return "set_session_id";
@@ -128,7 +185,18 @@ public sealed interface BusMessage {
     }
 
     /** A process's listener card; the leader stores it and then answers. */
-    record Listeners(String group, String requestId, String replyTo, ListenerCard card) implements Request {
+    record Listeners(String group, String requestId, String replyTo, ListenerCard card, long term)
+            implements Request {
+        /** Addressed to no term in particular. */
+        public Listeners(String group, String requestId, String replyTo, ListenerCard card) {
+            this(group, requestId, replyTo, card, 0);
+        }
+
+        @Override
+        public Listeners withTerm(long newTerm) {
+            return new Listeners(group, requestId, replyTo, card, newTerm);
+        }
+
         @Override
         public String type() {
             return "listeners";

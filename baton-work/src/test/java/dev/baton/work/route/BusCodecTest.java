@@ -31,6 +31,8 @@ class BusCodecTest {
                 new BusMessage.Response("g", "r-1", false, true, 0, "not the leader"),
                 new BusMessage.Regenerate("g", "camera added", "p2", "2026-01-01T00:00:00Z"),
                 new BusMessage.SubscribeItem("g", "r-2", "p2", item),
+                new BusMessage.SubscribeItem("g", "r-2", "p2", item, 9),
+                new BusMessage.UnsubscribeCamera("g", "r-7", "p2", "c1", 9),
                 new BusMessage.UnsubscribeItem("g", "r-3", "p2", "d1;c1"),
                 new BusMessage.UnsubscribeCamera("g", "r-4", "p2", "c1"),
                 new BusMessage.SetSession("g", "r-5", "p2", "d1;c1", null),
@@ -58,7 +60,9 @@ class BusCodecTest {
             + "\"workerUrl\":\"w\",\"timestamp\":\"t\",\"data\":{\"type\":\"stateReport\"}}|detection: field data",
         "{\"type\":\"detection\",\"group\":\"g\",\"sender\":\"p\",\"stream\":\"s\",\"seq\":3,\"floor\":4,"
             + "\"global\":true,\"workerUrl\":\"w\",\"timestamp\":\"t\",\"data\":{}}"
-            + "|detection: field floor must be between 1 and seq, was 4"
+            + "|detection: field floor must be between 1 and seq, was 4",
+        "{\"type\":\"unsubscribe_camera\",\"group\":\"g\",\"requestId\":\"r\",\"replyTo\":\"p\","
+            + "\"subscriptionIdentifier\":\"d;c\",\"term\":0}|unsubscribe_camera: field term must be at least 1"
     })
     void garbageIsRefusedWithTheProblemNamed(String json, String problem) {
         assertThatThrownBy(() -> codec.decode(json.getBytes(StandardCharsets.UTF_8)))
