@@ -64,7 +64,7 @@ public final class LeaderRole {
         this.leadership = leadership;
         this.onStopped = onStopped;
         this.writer = new TermWriter(env.store(), env.group(), env.processId(), leadership.term(), env.scheduler(),
-                this::isActive, this::deposed);
+                () -> active, leadership::isValid, this::deposed);
         this.pool = new WorkerPool(env, writer, this::isActive, new WorkerPool.Callbacks() {
             @Override
             public void availabilityChanged(String url) {
@@ -78,7 +78,7 @@ public final class LeaderRole {
 
             @Override
             public void detection(String url, WorkerMessage.ImageDetection detection) {
-                if (isActive() && reconciler.isDesired(detection.subscriptionIdentifier())) {
+                if (active && reconciler.isDesired(detection.subscriptionIdentifier())) {
                     router.route(url, detection);
                 }
             }
@@ -88,7 +88,7 @@ public final class LeaderRole {
                 answerPatch(url, patch);
             }
         });
-        this.reconciler = new Reconciler(env, writer, pool, this::isActive);
+        this.reconciler = new Reconciler(env, writer, pool, () -> active);
         this.router = new ResultRouter(env, writer);
         this.badCommands = new BadMessageLog(log, "channel " + env.config().layout().commandsChannel(), env.clock(),
                 env.config().badMessageLogInterval());
@@ -100,9 +100,11 @@ public final class LeaderRole {
     }
 
     /**
-     * Whether the role may still act: started, not deactivated, and its leadership still valid now. A process that
-     * was frozen past its leadership's local deadline runs what queued up meanwhile before the election's deadline
-     * timer can tell it; none of that may write or reach a worker, since the store may have a newer leader by then.
+     * Whether the role may act now: started, not deactivated, and its leadership valid now. A process frozen past
+     * its leadership's local deadline runs what queued up meanwhile before the election's deadline timer can tell
+     * it, and the store may have a newer leader by then: none of that may write ({@link TermWriter} fails such
+     * writes) or reach a worker ({@link WorkerPool}'s sockets), and requests are refused. It is not the end of the
+     * role: a renewal sent before the freeze may still extend the leadership, and the role goes on.
      */
     public boolean isActive() {
         return active && leadership.isValid();
@@ -265,7 +267,7 @@ public final class LeaderRole {
     private void unsubscribeCamera(BusMessage.UnsubscribeCamera u, CompletableFuture<BusMessage.Response> answer) {
         String itemsMap = env.config().layout().itemsMap();
         env.store().mapEntries(env.group(), itemsMap).whenComplete((entries, error) -> env.scheduler().execute(() -> {
-            if (!isActive()) {
+            if (!active) {
                 return;
             }
             if (error != null) {

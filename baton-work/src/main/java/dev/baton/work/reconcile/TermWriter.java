@@ -11,7 +11,9 @@ import java.util.function.Consumer;
  * The leader's writes to the group's fenced maps, all under its term: the store itself refuses them once a newer
  * term exists, whatever this process believes. A refusal means this leader is deposed: {@code deposed} is told and
  * neither callback runs. Nothing is written once the role is deactivated; callbacks run on the scheduler, and only
- * while the role is still active.
+ * while the role is still active. A write asked for while the leadership is past its local deadline ({@code valid}
+ * false: a process frozen for a while, before its election has noticed) is not sent: it fails at once, so the
+ * caller's retry path runs, since the leadership may yet be extended and the role go on.
  */
 final class TermWriter {
 
@@ -21,16 +23,18 @@ final class TermWriter {
     private final long term;
     private final Scheduler scheduler;
     private final BooleanSupplier active;
+    private final BooleanSupplier valid;
     private final Consumer<String> deposed;
 
     TermWriter(FencedMapStore store, String group, String nodeId, long term, Scheduler scheduler,
-            BooleanSupplier active, Consumer<String> deposed) {
+            BooleanSupplier active, BooleanSupplier valid, Consumer<String> deposed) {
         this.store = store;
         this.group = group;
         this.nodeId = nodeId;
         this.term = term;
         this.scheduler = scheduler;
         this.active = active;
+        this.valid = valid;
         this.deposed = deposed;
     }
 
@@ -45,7 +49,7 @@ final class TermWriter {
         }
         CompletableFuture<FencedMapWrite> write;
         try {
-            write = store.fencedPut(group, map, key, nodeId, term, value);
+            write = valid.getAsBoolean() ? store.fencedPut(group, map, key, nodeId, term, value) : notValid();
         } catch (RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }
@@ -59,11 +63,16 @@ final class TermWriter {
         }
         CompletableFuture<FencedMapWrite> write;
         try {
-            write = store.fencedRemove(group, map, key, nodeId, term);
+            write = valid.getAsBoolean() ? store.fencedRemove(group, map, key, nodeId, term) : notValid();
         } catch (RuntimeException e) {
             write = CompletableFuture.failedFuture(e);
         }
         settle(write, map, accepted, failed);
+    }
+
+    private CompletableFuture<FencedMapWrite> notValid() {
+        return CompletableFuture.failedFuture(new IllegalStateException("not written: the leadership of term " + term
+                + " is past its local deadline"));
     }
 
     private void settle(CompletableFuture<FencedMapWrite> write, String map, Consumer<Boolean> accepted,

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * A leader that believes it still leads after the store issued a newer term (a paused process, a partition): its
  * first write is refused by the store, it stops, and it never subscribes anything on a worker. And a leader frozen
  * past its leadership's local deadline neither writes nor commands a worker when it resumes, though nothing has
- * told it yet.
+ * told it yet; and if its leadership is extended after all, it carries on.
  */
 class DeposedLeaderTest {
 
@@ -93,6 +93,54 @@ class DeposedLeaderTest {
         assertThat(role.isActive()).isFalse();
         assertThat(workers.get("ws://w1:8000").received).noneMatch(c -> c.startsWith("subscribe"));
         assertThat(store.mapEntries("cameras", "worker:actual_subscriptions").join()).isEmpty();
+    }
+
+    @Test
+    void aLeaderWhoseLeadershipIsExtendedAfterAFreezeCarriesOn() {
+        FakeClock clock = new FakeClock();
+        DeterministicScheduler scheduler = new DeterministicScheduler(clock);
+        InMemoryStore store = new InMemoryStore(clock);
+        FakeWorkers workers = new FakeWorkers(scheduler);
+        workers.add("ws://w1:8000");
+        long term = granted(store.acquire("cameras", NodeInfo.of("thawed", "x"), Duration.ofSeconds(30)));
+        Leadership leadership = new Leadership("cameras", "thawed", term, clock.nanoTime()
+                + Duration.ofMillis(2500).toNanos(), clock, t -> true);
+        List<Runnable> hookCalls = new ArrayList<>(); // the assignment hook runs when the test says
+        LeaderEnvironment env = new LeaderEnvironment(store, "cameras", "thawed", new NoMembers(),
+                WorkClusterConfig.fast(), List.of("ws://w1:8000"), scheduler, clock, new Random(1), workers,
+                hookCalls::add, DesiredStateSource.NONE, AssignmentHook.NONE, SessionPatchHandler.NONE,
+                new BusCodec(), e -> { }, (w, d, g) -> { });
+        LeaderRole role = new LeaderRole(env, leadership, r -> { });
+        scheduler.execute(role::start);
+        scheduler.advance(Duration.ofSeconds(2));
+        List.copyOf(hookCalls).forEach(Runnable::run); // the desired state's first load
+        hookCalls.clear();
+        scheduler.runUntilIdle();
+
+        store.fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, "d1;c1", "thawed", term,
+                WorkItemJson.toJson(SimCluster.item("d1;c1")));
+        scheduler.execute(() -> role.regenerate("an item was added"));
+        scheduler.runUntilIdle();
+        List.copyOf(hookCalls).forEach(Runnable::run); // the source's load: the item is desired, a round assigns it
+        hookCalls.clear();
+        scheduler.runUntilIdle();
+        assertThat(hookCalls).as("the assignment hook's call for d1;c1").hasSize(1);
+
+        clock.advance(Duration.ofSeconds(1)); // frozen past the deadline while the hook ran
+        List.copyOf(hookCalls).forEach(Runnable::run);
+        hookCalls.clear();
+        scheduler.runUntilIdle();
+        assertThat(store.mapEntries("cameras", "worker:actual_subscriptions").join()).isEmpty();
+
+        leadership.extendTo(clock.nanoTime() + Duration.ofSeconds(30).toNanos()); // a renewal sent before the freeze
+        for (int i = 0; i < 40; i++) {
+            scheduler.advance(Duration.ofMillis(100));
+            List.copyOf(hookCalls).forEach(Runnable::run);
+            hookCalls.clear();
+        }
+        assertThat(role.isActive()).isTrue();
+        assertThat(workers.get("ws://w1:8000").items()).containsExactly("d1;c1");
+        assertThat(store.mapEntries("cameras", "worker:actual_subscriptions").join()).containsKey("d1;c1");
     }
 
     @Test
