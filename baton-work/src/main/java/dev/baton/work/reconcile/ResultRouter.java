@@ -38,6 +38,11 @@ final class ResultRouter {
     private final RoutingTable table = new RoutingTable();
     private final OutboundStreams outbound;
     private final Map<String, Long> absentSince = new HashMap<>();
+    // The worker -> process assignment as the store has it, as far as this leader knows: what it loaded and what its
+    // writes were accepted for. Whatever the table says and this does not is written again at every refresh, so a
+    // write that failed, or was not sent while the leadership was past its deadline, does not leave the store
+    // behind for good.
+    private final Map<String, String> recorded = new TreeMap<>();
     private Set<String> live = new TreeSet<>();
     private Set<String> declining = new TreeSet<>();
     private boolean membersKnown;
@@ -88,6 +93,7 @@ final class ResultRouter {
                 assignments.join().forEach((worker, value) ->
                         stored.put(worker, new String(value.value(), StandardCharsets.UTF_8)));
                 table.setAssignment(stored);
+                recorded.putAll(stored);
             }
             refreshMembers();
         }));
@@ -238,7 +244,7 @@ final class ResultRouter {
         }
     }
 
-    /** Recomputes {@code worker:assignments} over the live processes and records what changed. */
+    /** Recomputes {@code worker:assignments} over the live processes and records what the store lacks. */
     private void rebalance() {
         if (!membersKnown) {
             return;
@@ -247,24 +253,30 @@ final class ResultRouter {
         Set<String> candidates = new TreeSet<>(live);
         candidates.removeAll(declining);
         Map<String, String> after = ProcessAssigner.assign(env.workerUrls(), table.owners(candidates), before);
-        if (after.equals(before)) {
-            return;
+        if (!after.equals(before)) {
+            table.setAssignment(after);
+            log.info("worker assignments: {}", after);
         }
-        table.setAssignment(after);
+        record(after);
+    }
+
+    /** Writes every entry of {@code assignment} the store is not known to have, and removes the ones it should not. */
+    private void record(Map<String, String> assignment) {
         String map = env.config().layout().assignmentsMap();
-        for (Map.Entry<String, String> e : after.entrySet()) {
-            if (!e.getValue().equals(before.get(e.getKey()))) {
-                writer.put(map, e.getKey(), e.getValue().getBytes(StandardCharsets.UTF_8), () -> { },
-                        error -> log.debug("could not record the assignment of {}: {}", e.getKey(), error.toString()));
+        for (Map.Entry<String, String> e : assignment.entrySet()) {
+            String worker = e.getKey();
+            String process = e.getValue();
+            if (!process.equals(recorded.get(worker))) {
+                writer.put(map, worker, process.getBytes(StandardCharsets.UTF_8), () -> recorded.put(worker, process),
+                        error -> log.debug("could not record the assignment of {}: {}", worker, error.toString()));
             }
         }
-        for (String worker : new ArrayList<>(before.keySet())) {
-            if (!after.containsKey(worker)) {
-                writer.remove(map, worker, existed -> { },
+        for (String worker : new ArrayList<>(recorded.keySet())) {
+            if (!assignment.containsKey(worker)) {
+                writer.remove(map, worker, existed -> recorded.remove(worker),
                         error -> log.debug("could not remove the assignment of {}: {}", worker, error.toString()));
             }
         }
-        log.info("worker assignments: {}", after);
     }
 
     /** Results sent, re-sent, dropped and waiting, for tests and metrics. */
