@@ -1,6 +1,8 @@
 package dev.baton.peer.quorum;
 
+import dev.baton.core.Capabilities;
 import dev.baton.core.MemberState;
+import dev.baton.peer.MemberCard;
 import dev.baton.peer.transport.PeerAddress;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -16,6 +18,10 @@ import java.util.TreeMap;
  * and removed members stay as tombstones so that a late, older update cannot bring them back. {@link #revision()}
  * advances only through updates received in order or a full alignment, so a follower that missed an update reports
  * a stale revision in its keep-alives and the leader sends it the whole table.
+ *
+ * <p>Until the leader's table arrives, a view for a new leader holds what the node knew: the members of its previous
+ * view and the leader itself, as of revision 0 (see {@link #carriedTo}). A node whose new leader dies within that
+ * round trip and that is elected itself then still knows the members it has to check, its dead leader above all.
  */
 final class MemberView {
 
@@ -25,6 +31,30 @@ final class MemberView {
 
     MemberView(long version) {
         this.version = version;
+    }
+
+    /**
+     * A view for the leader of {@code newVersion} that starts from this one: its live members, each as of revision 0
+     * (known, not yet confirmed by that leader), so that any update from the new leader replaces them, its table
+     * replaces them all, and the view's revision stays 0 until then (its keep-alives ask for the table).
+     */
+    MemberView carriedTo(long newVersion) {
+        MemberView next = new MemberView(newVersion);
+        for (MemberEntry entry : members()) {
+            next.entries.put(entry.address(), entry.withState(entry.state(), 0));
+        }
+        return next;
+    }
+
+    /**
+     * Makes sure {@code leader} is in the view: the leader this node follows is a member, whether or not its table has
+     * arrived yet. An entry it does not have yet is active as of revision 0, with only its address known.
+     */
+    void assumeLeader(PeerAddress leader) {
+        if (!entries.containsKey(leader)) {
+            entries.put(leader, new MemberEntry(leader, new MemberCard(leader.format(), null, Capabilities.DEFAULT,
+                    Map.of()), MemberState.ACTIVE, 0, 0, 0));
+        }
     }
 
     /** The leader version this view belongs to. */

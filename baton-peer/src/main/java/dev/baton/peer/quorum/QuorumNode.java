@@ -573,8 +573,9 @@ final class QuorumNode {
         joinTarget = target;
         setCurrent(null);
         if (view.version() != version) {
-            // A fresh view for the leader joined, so that updates arriving before the answer are kept (case 2).
-            view = new MemberView(version);
+            // A view for the leader joined, so that updates arriving before the answer are kept (case 2); it keeps
+            // the members known so far until that leader's table replaces them.
+            view = view.carriedTo(version);
         }
         send(target, new JoinClusterRequest(card, version));
         long e = epoch;
@@ -651,8 +652,11 @@ final class QuorumNode {
     private void becomeFollower(boolean joined) {
         enterPhase(Phase.FOLLOWING);
         if (view.version() != leaderVersion) {
-            view = new MemberView(leaderVersion);
+            view = view.carriedTo(leaderVersion);
         }
+        // Until the leader's table arrives (one round trip), this node knows at least its leader: should that leader
+        // die within it and this node be elected, its table must hold the dead leader, to be found silent and removed.
+        view.assumeLeader(leader);
         wasMember = true;
         setCurrent(leader);
         closeRound(false);
