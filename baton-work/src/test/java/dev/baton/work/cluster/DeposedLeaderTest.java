@@ -23,6 +23,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,145 +35,135 @@ import org.junit.jupiter.api.Test;
  */
 class DeposedLeaderTest {
 
+    private static final String WORKER = "ws://w1:8000";
+
+    private final FakeClock clock = new FakeClock();
+    private final DeterministicScheduler scheduler = new DeterministicScheduler(clock);
+    private final InMemoryStore store = new InMemoryStore(clock);
+    private final FakeWorkers workers = new FakeWorkers(scheduler);
+
+    DeposedLeaderTest() {
+        workers.add(WORKER);
+    }
+
+    /** A leader role of {@code leadership} for the one worker; blocking calls run on {@code sourceExecutor}. */
+    private LeaderRole role(Leadership leadership, WorkClusterConfig config, Executor sourceExecutor,
+            Consumer<LeaderRole> onStopped) {
+        LeaderEnvironment env = new LeaderEnvironment(store, "cameras", leadership.nodeId(), new NoMembers(), config,
+                List.of(WORKER), scheduler, clock, new Random(1), workers, sourceExecutor, DesiredStateSource.NONE,
+                AssignmentHook.NONE, SessionPatchHandler.NONE, new BusCodec(), e -> { }, (w, d, g) -> { });
+        LeaderRole role = new LeaderRole(env, leadership, onStopped);
+        scheduler.execute(role::start);
+        return role;
+    }
+
+    /** Leadership of {@code term} for {@code node}, valid for 2.5 s from now unless extended. */
+    private Leadership leadership(String node, long term) {
+        return new Leadership("cameras", node, term, clock.nanoTime() + Duration.ofMillis(2500).toNanos(), clock,
+                t -> true);
+    }
+
+    private void desire(String item, String node, long term) {
+        store.fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, item, node, term,
+                WorkItemJson.toJson(SimCluster.item(item)));
+    }
+
+    private List<String> received() {
+        return workers.get(WORKER).received;
+    }
+
+    private boolean nothingRecorded() {
+        return store.mapEntries("cameras", "worker:actual_subscriptions").join().isEmpty();
+    }
+
     @Test
     void aLeaderOfAnOldTermIsRefusedByTheStoreAndSubscribesNothing() {
-        FakeClock clock = new FakeClock();
-        DeterministicScheduler scheduler = new DeterministicScheduler(clock);
-        InMemoryStore store = new InMemoryStore(clock);
-        FakeWorkers workers = new FakeWorkers(scheduler);
-        workers.add("ws://w1:8000");
         long oldTerm = granted(store.acquire("cameras", NodeInfo.of("old", "x"), Duration.ofSeconds(1)));
         clock.advance(Duration.ofSeconds(2));
         long newTerm = granted(store.acquire("cameras", NodeInfo.of("new", "x"), Duration.ofSeconds(30)));
         assertThat(newTerm).isGreaterThan(oldTerm);
-        store.fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, "d1;c1", "new", newTerm,
-                WorkItemJson.toJson(SimCluster.item("d1;c1")));
+        desire("d1;c1", "new", newTerm);
 
         Leadership stale = new Leadership("cameras", "old", oldTerm, Long.MAX_VALUE, clock, term -> true);
-        LeaderEnvironment env = new LeaderEnvironment(store, "cameras", "old", new NoMembers(),
-                WorkClusterConfig.fast(), List.of("ws://w1:8000"), scheduler, clock, new Random(1), workers,
-                Runnable::run, DesiredStateSource.NONE, AssignmentHook.NONE, SessionPatchHandler.NONE,
-                new BusCodec(), e -> { }, (w, d, g) -> { });
         List<LeaderRole> stopped = new ArrayList<>();
-        LeaderRole role = new LeaderRole(env, stale, stopped::add);
-        scheduler.execute(role::start);
+        LeaderRole role = role(stale, WorkClusterConfig.fast(), Runnable::run, stopped::add);
         scheduler.advance(Duration.ofSeconds(5));
 
         assertThat(stopped).containsExactly(role);
         assertThat(role.isActive()).isFalse();
-        assertThat(workers.get("ws://w1:8000").received).noneMatch(c -> c.startsWith("subscribe"));
-        assertThat(store.mapEntries("cameras", "worker:actual_subscriptions").join()).isEmpty();
+        assertThat(received()).noneMatch(c -> c.startsWith("subscribe"));
+        assertThat(nothingRecorded()).isTrue();
     }
 
     @Test
     void aLeaderFrozenPastItsDeadlineWritesAndSendsNothingWhenItResumes() {
-        FakeClock clock = new FakeClock();
-        DeterministicScheduler scheduler = new DeterministicScheduler(clock);
-        InMemoryStore store = new InMemoryStore(clock);
-        FakeWorkers workers = new FakeWorkers(scheduler);
-        workers.add("ws://w1:8000");
         long term = granted(store.acquire("cameras", NodeInfo.of("frozen", "x"), Duration.ofSeconds(3)));
-        Leadership leadership = new Leadership("cameras", "frozen", term, clock.nanoTime()
-                + Duration.ofMillis(2500).toNanos(), clock, t -> true);
-        LeaderEnvironment env = new LeaderEnvironment(store, "cameras", "frozen", new NoMembers(),
-                WorkClusterConfig.fast(), List.of("ws://w1:8000"), scheduler, clock, new Random(1), workers,
-                Runnable::run, DesiredStateSource.NONE, AssignmentHook.NONE, SessionPatchHandler.NONE,
-                new BusCodec(), e -> { }, (w, d, g) -> { });
-        LeaderRole role = new LeaderRole(env, leadership, r -> { });
-        scheduler.execute(role::start);
+        LeaderRole role = role(leadership("frozen", term), WorkClusterConfig.fast(), Runnable::run, r -> { });
         scheduler.advance(Duration.ofSeconds(2)); // connected, reported, settled; nothing desired yet
         assertThat(role.isActive()).isTrue();
 
         // An item arrives, and the process freezes before it handles the notice; it resumes after the deadline,
         // before anything has told it so (nobody else took the lease, so the store would still take its term).
-        store.fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, "d1;c1", "frozen", term,
-                WorkItemJson.toJson(SimCluster.item("d1;c1")));
+        desire("d1;c1", "frozen", term);
         scheduler.execute(() -> role.regenerate("an item was added"));
         clock.advance(Duration.ofSeconds(1));
         scheduler.runUntilIdle();
 
         assertThat(role.isActive()).isFalse();
-        assertThat(workers.get("ws://w1:8000").received).noneMatch(c -> c.startsWith("subscribe"));
-        assertThat(store.mapEntries("cameras", "worker:actual_subscriptions").join()).isEmpty();
+        assertThat(received()).noneMatch(c -> c.startsWith("subscribe"));
+        assertThat(nothingRecorded()).isTrue();
     }
 
     @Test
     void aLeaderWhoseLeadershipIsExtendedAfterAFreezeCarriesOn() {
-        FakeClock clock = new FakeClock();
-        DeterministicScheduler scheduler = new DeterministicScheduler(clock);
-        InMemoryStore store = new InMemoryStore(clock);
-        FakeWorkers workers = new FakeWorkers(scheduler);
-        workers.add("ws://w1:8000");
         long term = granted(store.acquire("cameras", NodeInfo.of("thawed", "x"), Duration.ofSeconds(30)));
-        Leadership leadership = new Leadership("cameras", "thawed", term, clock.nanoTime()
-                + Duration.ofMillis(2500).toNanos(), clock, t -> true);
-        List<Runnable> hookCalls = new ArrayList<>(); // the assignment hook runs when the test says
-        LeaderEnvironment env = new LeaderEnvironment(store, "cameras", "thawed", new NoMembers(),
-                WorkClusterConfig.fast(), List.of("ws://w1:8000"), scheduler, clock, new Random(1), workers,
-                hookCalls::add, DesiredStateSource.NONE, AssignmentHook.NONE, SessionPatchHandler.NONE,
-                new BusCodec(), e -> { }, (w, d, g) -> { });
-        LeaderRole role = new LeaderRole(env, leadership, r -> { });
-        scheduler.execute(role::start);
+        Leadership leadership = leadership("thawed", term);
+        List<Runnable> hookCalls = new ArrayList<>(); // the source and the assignment hook run when the test says
+        Runnable runHookCalls = () -> {
+            List.copyOf(hookCalls).forEach(Runnable::run);
+            hookCalls.clear();
+            scheduler.runUntilIdle();
+        };
+        LeaderRole role = role(leadership, WorkClusterConfig.fast(), hookCalls::add, r -> { });
         scheduler.advance(Duration.ofSeconds(2));
-        List.copyOf(hookCalls).forEach(Runnable::run); // the desired state's first load
-        hookCalls.clear();
-        scheduler.runUntilIdle();
+        runHookCalls.run(); // the desired state's first load
 
-        store.fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, "d1;c1", "thawed", term,
-                WorkItemJson.toJson(SimCluster.item("d1;c1")));
+        desire("d1;c1", "thawed", term);
         scheduler.execute(() -> role.regenerate("an item was added"));
         scheduler.runUntilIdle();
-        List.copyOf(hookCalls).forEach(Runnable::run); // the source's load: the item is desired, a round assigns it
-        hookCalls.clear();
-        scheduler.runUntilIdle();
+        runHookCalls.run(); // the source's load: the item is desired, a round assigns it
         assertThat(hookCalls).as("the assignment hook's call for d1;c1").hasSize(1);
 
         clock.advance(Duration.ofSeconds(1)); // frozen past the deadline while the hook ran
-        List.copyOf(hookCalls).forEach(Runnable::run);
-        hookCalls.clear();
-        scheduler.runUntilIdle();
-        assertThat(store.mapEntries("cameras", "worker:actual_subscriptions").join()).isEmpty();
+        runHookCalls.run();
+        assertThat(nothingRecorded()).isTrue();
 
         leadership.extendTo(clock.nanoTime() + Duration.ofSeconds(30).toNanos()); // a renewal sent before the freeze
         for (int i = 0; i < 40; i++) {
             scheduler.advance(Duration.ofMillis(100));
-            List.copyOf(hookCalls).forEach(Runnable::run);
-            hookCalls.clear();
+            runHookCalls.run();
         }
         assertThat(role.isActive()).isTrue();
-        assertThat(workers.get("ws://w1:8000").items()).containsExactly("d1;c1");
-        assertThat(store.mapEntries("cameras", "worker:actual_subscriptions").join()).containsKey("d1;c1");
+        assertThat(workers.get(WORKER).items()).containsExactly("d1;c1");
+        assertThat(nothingRecorded()).isFalse();
     }
 
     @Test
     void commandsWaitingForTheRateLimitAreNotSentOnceTheDeadlinePassed() {
-        FakeClock clock = new FakeClock();
-        DeterministicScheduler scheduler = new DeterministicScheduler(clock);
-        InMemoryStore store = new InMemoryStore(clock);
-        FakeWorkers workers = new FakeWorkers(scheduler);
-        workers.add("ws://w1:8000");
         long term = granted(store.acquire("cameras", NodeInfo.of("slow", "x"), Duration.ofSeconds(30)));
         for (int i = 1; i <= 4; i++) {
-            store.fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, "d" + i + ";c1", "slow", term,
-                    WorkItemJson.toJson(SimCluster.item("d" + i + ";c1")));
+            desire("d" + i + ";c1", "slow", term);
         }
-        Leadership leadership = new Leadership("cameras", "slow", term, clock.nanoTime()
-                + Duration.ofMillis(2500).toNanos(), clock, t -> true);
         WorkClusterConfig oneASecond = WorkClusterConfig.fast().toBuilder().commandsPerSecond(1).commandBurst(1)
                 .build();
-        LeaderEnvironment env = new LeaderEnvironment(store, "cameras", "slow", new NoMembers(), oneASecond,
-                List.of("ws://w1:8000"), scheduler, clock, new Random(1), workers, Runnable::run,
-                DesiredStateSource.NONE, AssignmentHook.NONE, SessionPatchHandler.NONE, new BusCodec(), e -> { },
-                (w, d, g) -> { });
-        LeaderRole role = new LeaderRole(env, leadership, r -> { });
-        scheduler.execute(role::start);
+        LeaderRole role = role(leadership("slow", term), oneASecond, Runnable::run, r -> { });
         scheduler.advance(Duration.ofMillis(2400)); // four assigned and recorded; at one a second, one still waits
-        List<String> sent = List.copyOf(workers.get("ws://w1:8000").received);
+        List<String> sent = List.copyOf(received());
         assertThat(sent).filteredOn(c -> c.startsWith("subscribe")).hasSizeBetween(1, 3);
 
         scheduler.advance(Duration.ofSeconds(3)); // past the deadline, with no election to say so
         assertThat(role.isActive()).isFalse();
-        assertThat(workers.get("ws://w1:8000").received).isEqualTo(sent);
+        assertThat(received()).isEqualTo(sent);
     }
 
     private static long granted(CompletableFuture<AcquireResult> result) {
