@@ -2,17 +2,20 @@ package dev.baton.peer.quorum;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.core.ElectionEvent.MemberRemoved;
 import dev.baton.core.MemberState;
 import dev.baton.peer.sim.LinkConditions;
 import dev.baton.peer.sim.NetworkEvent;
 import dev.baton.peer.transport.PeerAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,7 +25,10 @@ import org.junit.jupiter.api.Test;
  * splits the seeds), cuts single links one way, makes links lossy and slow, and asks the leader to step down; every
  * link delays (reordering) and may lose and duplicate messages. After every 10 ms the {@link SafetyChecker}
  * invariants are checked. Then the network heals, every node is restarted, and after 3 x ttlTimeout there must be
- * exactly one leader, followed by every node, with every node active in its table (liveness).
+ * exactly one leader, followed by every node, with every node active in its table (liveness). In one schedule in
+ * {@value #FRESH_LEADER_KILLS_ONE_IN}, that leader then steps down and its successor is killed 0-11 ms after every node
+ * follows it (before some have its table, as {@code baton demo} kills), and within 4 x ttlTimeout the survivors must
+ * have a new leader that has removed the dead one: removed from every live node's view, with a {@code MemberRemoved}.
  *
  * <p>A failing schedule names its seed; {@code -Dquorum.seed=N} replays just that one, {@code -Dquorum.schedules=N}
  * runs more or fewer (default 25,000), {@code -Dquorum.firstSeed=N} starts elsewhere.
@@ -32,6 +38,7 @@ class QuorumSimulationTest {
     private static final int SCHEDULES = Integer.getInteger("quorum.schedules", 25_000);
     private static final long FIRST_SEED = Long.getLong("quorum.firstSeed", 1L);
     private static final Duration STEP = Duration.ofMillis(10);
+    private static final int FRESH_LEADER_KILLS_ONE_IN = 4;
 
     @Test
     void randomFaultSchedulesStaySafeAndRecoverOnceHealed() {
@@ -43,15 +50,20 @@ class QuorumSimulationTest {
         long started = System.nanoTime();
         int acquisitions = 0;
         int handovers = 0;
+        int freshLeadersKilled = 0;
         for (long seed = FIRST_SEED; seed < FIRST_SEED + SCHEDULES; seed++) {
             Schedule schedule = run(seed);
             acquisitions += schedule.checker.acquisitions();
             handovers += schedule.handovers.size();
+            freshLeadersKilled += schedule.freshLeaderKilled ? 1 : 0;
         }
-        System.out.printf("quorum simulation: %d schedules, %d leaderships acquired, %d hand-over proposals, %d ms%n",
-                SCHEDULES, acquisitions, handovers, (System.nanoTime() - started) / 1_000_000);
+        System.out.printf("quorum simulation: %d schedules, %d leaderships acquired, %d hand-over proposals, %d fresh "
+                + "leaders killed and removed, %d ms%n", SCHEDULES, acquisitions, handovers, freshLeadersKilled,
+                (System.nanoTime() - started) / 1_000_000);
         assertThat(acquisitions).as("leadership really moved around").isGreaterThan(SCHEDULES * 2);
         assertThat(handovers).as("graceful hand-overs (close, step-down) really happened").isGreaterThan(SCHEDULES / 4);
+        assertThat(freshLeadersKilled).as("fresh leaders really were killed")
+                .isGreaterThan(SCHEDULES / FRESH_LEADER_KILLS_ONE_IN / 2);
     }
 
     @Test
@@ -85,6 +97,7 @@ class QuorumSimulationTest {
         final List<String> actions = new ArrayList<>();
         /** Hand-over ballots proposed: successors of a closing or stepping-down leader. */
         final Set<Ballot> handovers = new HashSet<>();
+        boolean freshLeaderKilled;
 
         Schedule(long seed) {
             this.random = new Random(seed * 0x9E3779B97F4A7C15L);
@@ -116,6 +129,62 @@ class QuorumSimulationTest {
             healAndRestart();
             cluster.advance(cluster.config.ttlTimeout().multipliedBy(3), STEP, checker::check);
             checkLiveness();
+            if (random.nextInt(FRESH_LEADER_KILLS_ONE_IN) == 0) {
+                killFreshLeader();
+            }
+        }
+
+        /**
+         * On the healed network: the leader steps down, and its successor is killed a few milliseconds after every
+         * node follows it, when a node may not have its table yet. The survivors must elect a new leader that
+         * removes the dead one (unreachable, leaving, removed): it must not vanish from the views unannounced, nor
+         * stay in them.
+         */
+        private void killFreshLeader() {
+            SimCluster.Node first = cluster.leader();
+            actions.add(at() + "step down " + first.address);
+            first.election.stepDown();
+            advanceUntil(cluster.config.ttlTimeout().multipliedBy(3), Duration.ofMillis(1),
+                    "a successor followed by every node", () -> {
+                List<SimCluster.Node> leaders = cluster.leaders();
+                return leaders.size() == 1 && !leaders.get(0).address.equals(first.address)
+                        && cluster.live().stream().allMatch(n -> leaders.get(0).address.equals(
+                                n.node().currentLeader()));
+            });
+            cluster.advance(Duration.ofMillis(random.nextInt(12)), Duration.ofMillis(1), checker::check);
+            SimCluster.Node fresh = cluster.leader();
+            Instant killedAt = cluster.clock.instant();
+            actions.add(at() + "crash the fresh leader " + fresh.address);
+            cluster.crash(fresh.address);
+            String dead = fresh.address.format();
+            advanceUntil(cluster.config.ttlTimeout().multipliedBy(4), STEP, "the killed leader " + dead
+                    + " removed by a new leader and gone from every view", () -> {
+                List<SimCluster.Node> leaders = cluster.leaders();
+                if (leaders.size() != 1) {
+                    return false;
+                }
+                SimCluster.Node leader = leaders.get(0);
+                boolean announced = cluster.live().stream().anyMatch(n -> n.events(MemberRemoved.class).stream()
+                        .anyMatch(e -> e.nodeId().equals(dead) && !e.at().isBefore(killedAt)));
+                return announced && cluster.live().stream().allMatch(n -> leader.address.equals(
+                        n.node().currentLeader())
+                        && leader.node().tableState(n.address) == MemberState.ACTIVE
+                        && n.node().members().stream().noneMatch(e -> e.address().equals(fresh.address)));
+            });
+            freshLeaderKilled = true;
+        }
+
+        /** Advances by {@code step}, checking the invariants, until {@code condition} holds; fails after {@code limit}. */
+        private void advanceUntil(Duration limit, Duration step, String what, BooleanSupplier condition) {
+            long end = cluster.clock.nanoTime() + limit.toNanos();
+            while (!condition.getAsBoolean()) {
+                if (cluster.clock.nanoTime() - end >= 0) {
+                    throw new AssertionError("not within " + limit.toMillis() + " ms: " + what + "\n"
+                            + cluster.describe());
+                }
+                cluster.advance(step);
+                checker.check();
+            }
         }
 
         private void act() {
