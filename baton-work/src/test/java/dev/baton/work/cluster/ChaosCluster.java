@@ -30,6 +30,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
 
 /**
  * The fault-injecting harness of {@link WorkClusterChaosTest}: processes running work clusters on one in-memory store
@@ -71,6 +72,8 @@ final class ChaosCluster implements ChaosStore.Observer {
     boolean hookFails;
     /** Every incarnation ever started, in order. */
     final List<Process> processes = new ArrayList<>();
+    /** Where the harness reports what the store decided about leases, for a failing schedule's trace. */
+    Consumer<String> tracer = line -> { };
     long acceptedWrites;
     long refusedWrites;
     long commandsSent;
@@ -153,8 +156,17 @@ final class ChaosCluster implements ChaosStore.Observer {
         return item.withModelUrl("https://models.example/" + item.modelId() + "?for=" + workerUrl);
     }
 
-    /** Starts a new incarnation of process {@code id}. */
+    /**
+     * Starts a new incarnation of process {@code id}. One that shut down but is still finishing (it may be frozen
+     * half-way) is made to exit first: node ids are unique among running processes (the lease store tells holders
+     * apart by id), so a supervisor starts a process again only once the old one is gone.
+     */
     Process start(String id) {
+        for (Process old : processes) {
+            if (old.id.equals(id) && !old.scheduler.crashed()) {
+                crash(old);
+            }
+        }
         int n = incarnations.merge(id, 1, Integer::sum);
         Process p = new Process(id, id + "#" + n);
         processes.add(p);
@@ -243,6 +255,7 @@ final class ChaosCluster implements ChaosStore.Observer {
     @Override
     public void granted(String process, long term) {
         leaderships++;
+        tracer.accept("store: term " + term + " granted to " + process);
         grantedTo.put(term, process);
         newestGranted = Math.max(newestGranted, term);
     }

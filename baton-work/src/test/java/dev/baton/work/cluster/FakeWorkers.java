@@ -1,5 +1,6 @@
 package dev.baton.work.cluster;
 
+import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import dev.baton.work.worker.WorkerCommand;
 import dev.baton.work.worker.WorkerMessage;
@@ -15,6 +16,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -23,16 +25,34 @@ import java.util.concurrent.CompletableFuture;
  * Workers of seed 001 in memory, reached through a {@link WorkerTransport}: each keeps the subscriptions it is given,
  * answers every command with a state report, reports every 2 s on the test's scheduler, and can be killed (its
  * connections reset, its subscriptions lost), restarted, told to ignore subscribes, or made to emit a result. It
- * counts every subscribe it receives per item, so a test can tell whether anything was subscribed twice.
+ * counts every subscribe it receives per item, so a test can tell whether anything was subscribed twice. Messages
+ * can be given a random latency ({@link #latency}).
  */
 final class FakeWorkers implements WorkerTransport {
 
     private final Scheduler scheduler;
     private final WorkerProtocolCodec codec = new WorkerProtocolCodec();
     private final Map<String, Worker> workers = new LinkedHashMap<>();
+    private Random latencyRandom;
+    private Clock clock;
+    private long maxLatencyNanos;
 
     FakeWorkers(Scheduler scheduler) {
         this.scheduler = scheduler;
+    }
+
+    /**
+     * Makes every message between a worker and a backend take a random time up to {@code max}, each connection's
+     * messages still in order each way (default: none, a message arrives after the sender's task).
+     */
+    void latency(Duration max, Random random, Clock clock) {
+        this.maxLatencyNanos = max.toNanos();
+        this.latencyRandom = random;
+        this.clock = clock;
+    }
+
+    private long latencyNanos() {
+        return maxLatencyNanos <= 0 ? 0 : (long) (latencyRandom.nextDouble() * maxLatencyNanos);
     }
 
     /** Adds a running worker at {@code url}. */
@@ -118,7 +138,7 @@ final class FakeWorkers implements WorkerTransport {
                     new WorkerMessage.Detection("Model", "Brand", 2020, "sedan", "PLATE-" + n, "eu"), s.modelId(),
                     s.modelName()));
             for (FakeSocket socket : List.copyOf(sockets)) {
-                socket.handler.onText(json);
+                socket.toBackend(json);
             }
             return true;
         }
@@ -131,7 +151,7 @@ final class FakeWorkers implements WorkerTransport {
             List<WorkerMessage.CameraConnection> connections = new ArrayList<>();
             subscriptions.values().forEach(s -> connections.add(new WorkerMessage.CameraConnection(
                     s.subscriptionIdentifier(), s.modelId(), s.modelName(), true, s.cropX1(), s.cropY1())));
-            socket.handler.onText(codec.encode(new WorkerMessage.StateReport(cpu, memory, null, null, connections)));
+            socket.toBackend(codec.encode(new WorkerMessage.StateReport(cpu, memory, null, null, connections)));
         }
 
         void scheduleReport() {
@@ -177,6 +197,8 @@ final class FakeWorkers implements WorkerTransport {
         final Worker worker;
         final Handler handler;
         boolean open = true;
+        private long toWorkerAt;
+        private long toBackendAt;
 
         FakeSocket(Worker worker, Handler handler) {
             this.worker = worker;
@@ -186,13 +208,38 @@ final class FakeWorkers implements WorkerTransport {
         @Override
         public void send(String text) {
             if (open && worker.running) {
-                // Worker replies arrive like network traffic: after the sender's task.
-                scheduler.execute(() -> {
+                // Commands arrive like network traffic: after the sender's task, and after any latency.
+                toWorkerAt = later(toWorkerAt, () -> {
                     if (open && worker.running) {
                         worker.handle(this, text);
                     }
                 });
             }
+        }
+
+        /** A message from the worker to the backend on this connection. */
+        void toBackend(String text) {
+            if (maxLatencyNanos <= 0) {
+                handler.onText(text);
+                return;
+            }
+            toBackendAt = later(toBackendAt, () -> {
+                if (open) {
+                    handler.onText(text);
+                }
+            });
+        }
+
+        /** Runs {@code delivery} after a random latency, not before the previous one; returns when it runs. */
+        private long later(long previous, Runnable delivery) {
+            if (maxLatencyNanos <= 0) {
+                scheduler.execute(delivery);
+                return previous;
+            }
+            long now = clock.nanoTime();
+            long at = Math.max(now + latencyNanos(), previous);
+            scheduler.schedule(Duration.ofNanos(at - now), delivery);
+            return at;
         }
 
         @Override

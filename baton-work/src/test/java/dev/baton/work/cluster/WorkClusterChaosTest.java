@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
  * ignore subscribes, results emitted, the leader (or any process) crashed, restarted, asked to step down or shut
  * down, cut off from the store and healed, frozen for seconds; rows of the shared desired state source added and
  * removed, the source down, the assignment hook failing. The pub/sub link of every process loses, duplicates and
- * delays messages (in order); every store call takes a random time there and back.
+ * delays messages (in order); every store call takes a random time there and back, and so does every message
+ * between a worker and a process.
  *
  * <p><b>Always</b> (checked as it happens and after every step, see {@link ChaosCluster}): the store accepts a fenced
  * write only under the newest term and from its holder, so a deposed leader's writes are refused; no two processes
@@ -130,6 +131,7 @@ class WorkClusterChaosTest {
         final double duplicate;
         final long maxDelayNanos;
         final long maxLatencyNanos;
+        final Duration workerLatency;
         long detections;
         int steps;
         long finalResults;
@@ -138,6 +140,7 @@ class WorkClusterChaosTest {
             this.random = new Random(seed * 0x9E3779B97F4A7C15L + 1);
             int workers = 3 + random.nextInt(4);
             this.sim = new ChaosCluster(seed, workers);
+            sim.tracer = this::log;
             int processes = 3 + random.nextInt(3);
             for (int i = 1; i <= processes; i++) {
                 ids.add("p" + i);
@@ -153,6 +156,7 @@ class WorkClusterChaosTest {
             this.duplicate = random.nextInt(3) == 0 ? 0 : random.nextDouble() * 0.2;
             this.maxDelayNanos = random.nextInt(3) == 0 ? 0 : Duration.ofMillis(random.nextInt(300)).toNanos();
             this.maxLatencyNanos = random.nextInt(3) == 0 ? 0 : Duration.ofMillis(1 + random.nextInt(60)).toNanos();
+            this.workerLatency = random.nextInt(3) == 0 ? Duration.ZERO : Duration.ofMillis(1 + random.nextInt(80));
         }
 
         String summary() {
@@ -167,8 +171,10 @@ class WorkClusterChaosTest {
 
         void run() {
             log("workers " + sim.workerUrls.size() + ", processes " + ids + ", items " + items.size()
-                    + String.format(", pub/sub: drop %.2f duplicate %.2f delay <= %d ms, store calls <= 2 x %d ms",
-                    drop, duplicate, maxDelayNanos / 1_000_000, maxLatencyNanos / 1_000_000));
+                    + String.format(", pub/sub: drop %.2f duplicate %.2f delay <= %d ms, store calls <= 2 x %d ms,"
+                    + " worker messages <= %d ms", drop, duplicate, maxDelayNanos / 1_000_000,
+                    maxLatencyNanos / 1_000_000, workerLatency.toMillis()));
+            sim.workers.latency(workerLatency, new Random(random.nextLong()), sim.clock);
             for (String id : ids) {
                 sim.start(id);
                 sim.advance(Duration.ofMillis(random.nextInt(500)));
