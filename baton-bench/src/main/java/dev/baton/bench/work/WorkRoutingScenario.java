@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * listener received per second of the measured window. The offered load rises in steps by subscribing more items
  * (each sends a fixed rate); each step has a warm-up and a measured window. Per step the table also shows what the
  * leader re-sent for want of an acknowledgement and dropped unacknowledged (its {@code counters()}), and the JVM's CPU.
+ * Every tenth item also has a per-item listener on the leader itself, which the leader serves without Redis: "at
+ * leader" is the worker -> leader part of the path, the rest is the Redis hop and the follower.
  */
 public final class WorkRoutingScenario implements Scenario {
 
@@ -39,6 +41,8 @@ public final class WorkRoutingScenario implements Scenario {
             "5000,10000,20000,30000").split(",")).mapToInt(r -> Integer.parseInt(r.strip())).toArray();
 
     private final AtomicReference<Recorder> recorder = new AtomicReference<>();
+    /** Every tenth item also has a listener on the leader, which gets its results without the Redis hop. */
+    private final AtomicReference<Recorder> atLeader = new AtomicReference<>();
     private ListenerRegistration listening;
 
     @Override
@@ -68,7 +72,8 @@ public final class WorkRoutingScenario implements Scenario {
                     + seconds + " s measured per step.");
             out.println();
             MarkdownTable table = new MarkdownTable("offered /s", "items", "received /s", "p50 ms", "p90 ms",
-                    "p99 ms", "p99.9 ms", "max ms", "re-sent", "dropped", "JVM CPU (cores)");
+                    "p99 ms", "p99.9 ms", "max ms", "at leader p50 / p99 ms", "re-sent", "dropped",
+                    "JVM CPU (cores)");
             CpuAccount cpu = new CpuAccount(h.redisPid());
             List<Step> steps = new ArrayList<>();
             int subscribed = 0;
@@ -76,7 +81,11 @@ public final class WorkRoutingScenario implements Scenario {
                 int items = (int) Math.round(rate / PER_ITEM);
                 List<CompletableFuture<Boolean>> pending = new ArrayList<>();
                 for (int i = subscribed; i < items; i++) {
-                    pending.add(h.follower().subscribe(WorkHarness.item("display-" + i + ";camera-" + i)));
+                    String id = "display-" + i + ";camera-" + i;
+                    if (i % 10 == 0) {
+                        h.leader().addDetectionListener(id, d -> record(atLeader, d));
+                    }
+                    pending.add(h.follower().subscribe(WorkHarness.item(id)));
                 }
                 pending.forEach(CompletableFuture::join);
                 subscribed = items;
@@ -97,6 +106,8 @@ public final class WorkRoutingScenario implements Scenario {
                         MarkdownTable.millis(step.latency.p50()),
                         MarkdownTable.millis(step.latency.p90()), MarkdownTable.millis(step.latency.p99()),
                         MarkdownTable.millis(step.p999), MarkdownTable.millis(step.latency.max()),
+                        MarkdownTable.millis(step.leaderLatency.p50()) + " / "
+                                + MarkdownTable.millis(step.leaderLatency.p99()),
                         Long.toString(step.resent), Long.toString(step.dropped),
                         String.format(Locale.ROOT, "%.2f", step.cpuCores));
             }
@@ -154,9 +165,12 @@ public final class WorkRoutingScenario implements Scenario {
         long cpuBefore = processCpuNanos();
         long start = System.nanoTime();
         Recorder r = new Recorder(seconds * 40_000);
+        Recorder local = new Recorder(seconds * 4_000);
         recorder.set(r);
+        atLeader.set(local);
         TimeUnit.SECONDS.sleep(seconds);
         recorder.set(null);
+        atLeader.set(null);
         long elapsed = System.nanoTime() - start;
         long jvmCpu = processCpuNanos() - cpuBefore;
         Map<String, Long> parts = CpuAccount.since(partsBefore, cpu.snapshot());
@@ -164,6 +178,7 @@ public final class WorkRoutingScenario implements Scenario {
         Map<String, Long> leaderAfter = h.leader().counters().join();
         Step step = new Step();
         step.latency = Summary.of(samples);
+        step.leaderLatency = Summary.of(local.samples());
         long[] sorted = samples.clone();
         Arrays.sort(sorted);
         step.p999 = sorted[Math.min(sorted.length - 1, (int) Math.ceil(0.999 * sorted.length) - 1)];
@@ -186,7 +201,11 @@ public final class WorkRoutingScenario implements Scenario {
 
     /** The follower's global listener: one call at a time, on its listener thread. */
     private void received(WorkerMessage.ImageDetection detection) {
-        Recorder r = recorder.get();
+        record(recorder, detection);
+    }
+
+    private static void record(AtomicReference<Recorder> into, WorkerMessage.ImageDetection detection) {
+        Recorder r = into.get();
         if (r != null) {
             r.add(Duration.between(Instant.parse(detection.timestamp()), Instant.now()).toNanos());
         }
@@ -194,6 +213,7 @@ public final class WorkRoutingScenario implements Scenario {
 
     private static final class Step {
         Summary latency;
+        Summary leaderLatency;
         long p999;
         int offered;
         double receivedPerSecond;
