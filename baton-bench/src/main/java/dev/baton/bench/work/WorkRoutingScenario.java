@@ -205,9 +205,10 @@ public final class WorkRoutingScenario implements Scenario {
     }
 
     private static void record(AtomicReference<Recorder> into, WorkerMessage.ImageDetection detection) {
+        Instant now = Instant.now();
         Recorder r = into.get();
         if (r != null) {
-            r.add(Duration.between(Instant.parse(detection.timestamp()), Instant.now()).toNanos());
+            r.add(Duration.between(Instant.parse(detection.timestamp()), now).toNanos());
         }
     }
 
