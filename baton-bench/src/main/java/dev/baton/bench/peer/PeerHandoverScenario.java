@@ -141,13 +141,8 @@ public final class PeerHandoverScenario implements Scenario {
         return new PhaseBreakdown(warmup, n, explained);
     }
 
-    private void startNode(int index, PeerWorkspace workspace, QuorumConfig config) {
-        QuorumElection election = Quorum.tcp(workspace.address(index))
-                .group(GROUP)
-                .config(config)
-                .node(NodeInfo.of("ignored", "node-" + index))
-                .dataDir(workspace.dataDir(index))
-                .build();
+    private void startNode(int index, PeerWorkspace workspace, QuorumConfig config) throws InterruptedException {
+        QuorumElection election = bind(index, workspace, config);
         election.addListener(event -> {
             long now = System.nanoTime();
             if (event instanceof ElectionEvent.LeadershipAcquired a) {
@@ -183,6 +178,31 @@ public final class PeerHandoverScenario implements Scenario {
                 (next.atNanos() - calledAt) / 1e6, term, next.term());
         if (kind == Handover.CLOSE) {
             startNode(leader, workspace, config);
+        }
+    }
+
+    /**
+     * Builds node {@code index}, which binds its port. {@code close()} returns once the hand-over has gone out, and the
+     * closed node's transport releases the port a moment later, so a node started on that port right after may find
+     * it still in use: retried for up to five seconds.
+     */
+    private static QuorumElection bind(int index, PeerWorkspace workspace, QuorumConfig config)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            try {
+                return Quorum.tcp(workspace.address(index))
+                        .group(GROUP)
+                        .config(config)
+                        .node(NodeInfo.of("ignored", "node-" + index))
+                        .dataDir(workspace.dataDir(index))
+                        .build();
+            } catch (IllegalStateException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(10);
+            }
         }
     }
 

@@ -156,8 +156,8 @@ public final class PeerMessagesScenario implements Scenario {
                 cell(design, 100, 2), "measured above");
         compare.row("quorum (seed 003), leader", "O(N)", cell(design, 5, 0), cell(design, 25, 0),
                 cell(design, 100, 0), "measured above");
-        compare.row("all-to-all (seed 004's failure detector)", "O(N)", "4", "24", "99",
-                "by design: every process pings each of the N - 1 others once per round (answers not counted)");
+        compare.row("all-to-all (seed 004's bully failure detector), every member", "O(N)", "8", "48", "198",
+                "2(N - 1) by design: N - 1 pings and N - 1 answers per interval; `bully-messages` measures it");
         out.println(compare.render());
     }
 
