@@ -32,8 +32,9 @@ import java.util.concurrent.TimeUnit;
  * the time from the call to the next leader's {@code LeadershipAcquired} listener is taken. Rounds alternate between
  * {@code close()} (after which a node is started again on the closed one's address and data directory, so that there
  * are always five) and {@code stepDown()}, so that both see the same conditions. Every round starts once the cluster is
- * whole: one leader, followed by all five, all five {@code ACTIVE} in its table. The cost of one vote write on the
- * same disk is measured alongside.
+ * whole (one leader, followed by all five, all five {@code ACTIVE} in its table) and a short pause has passed, so that
+ * no round starts while a node just restarted is still warming up. The cost of one vote write on the same disk is
+ * measured alongside.
  */
 public final class PeerHandoverScenario implements Scenario {
 
@@ -42,6 +43,8 @@ public final class PeerHandoverScenario implements Scenario {
     private static final String GROUP = "bench-handover";
     private static final long HANDOVER_TIMEOUT_MILLIS = 10_000;
     private static final long WHOLE_TIMEOUT_MILLIS = 30_000;
+    /** A pause before every round once the cluster is whole, so that no round starts on a node just restarted. */
+    private static final long SETTLE_MILLIS = 250;
 
     /** An event of one node: which node, its term (acquired) and the listener's {@link System#nanoTime()}. */
     private record Seen(int node, long term, long atNanos) {
@@ -87,8 +90,8 @@ public final class PeerHandoverScenario implements Scenario {
                     + " Rounds alternate between `close()` and `stepDown()`: " + n + " of each after " + warmup
                     + " warm-up rounds (JIT), each timed from the call on the leader to the `LeadershipAcquired`"
                     + " listener of the next leader (a larger term). After a `close()` a node is started on the"
-                    + " closed one's address and data directory; every round starts once all five follow one"
-                    + " leader and are ACTIVE in its table.");
+                    + " closed one's address and data directory; every round starts " + SETTLE_MILLIS + " ms after"
+                    + " all five follow one leader and are ACTIVE in its table.");
             out.println();
             out.println(voteWrite(workspace.root().resolve("calibration")));
             out.println();
@@ -158,6 +161,8 @@ public final class PeerHandoverScenario implements Scenario {
     /** One round: waits until the cluster is whole, hands over, records the time; after a close, re-adds a node. */
     private void handOver(Handover kind, int round, PeerWorkspace workspace, QuorumConfig config, Samples samples,
             PhaseBreakdown phases) throws Exception {
+        awaitWhole();
+        TimeUnit.MILLISECONDS.sleep(SETTLE_MILLIS);
         int leader = awaitWhole();
         long term = nodes[leader].leadership().orElseThrow().term();
         acquired.clear();
