@@ -13,7 +13,9 @@ import dev.baton.core.ElectionEvent;
 import dev.baton.core.MemberState;
 import dev.baton.core.NodeInfo;
 import dev.baton.peer.quorum.AcceptorState;
+import dev.baton.peer.quorum.DurableState;
 import dev.baton.peer.quorum.FileDurableState;
+import dev.baton.peer.quorum.InMemoryDurableState;
 import dev.baton.peer.quorum.Quorum;
 import dev.baton.peer.quorum.QuorumConfig;
 import dev.baton.peer.quorum.QuorumElection;
@@ -28,13 +30,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Graceful hand-over on the serverless quorum: five nodes in this JVM, each with its own {@code NettyTransport} on a
- * loopback port and its own data directory (votes synced to disk), fast profile. Each round the leader hands over and
- * the time from the call to the next leader's {@code LeadershipAcquired} listener is taken. Rounds alternate between
- * {@code close()} (after which a node is started again on the closed one's address and data directory, so that there
- * are always five) and {@code stepDown()}, so that both see the same conditions. Every round starts once the cluster is
- * whole (one leader, followed by all five, all five {@code ACTIVE} in its table) and a short pause has passed, so that
- * no round starts while a node just restarted is still warming up. The cost of one vote write on the same disk is
- * measured alongside.
+ * loopback port, fast profile. Each round the leader hands over and the time from the call to the next leader's
+ * {@code LeadershipAcquired} listener is taken. Rounds alternate between {@code close()} (after which a node is started
+ * again on the closed one's address and saved state, so that there are always five) and {@code stepDown()}, so that
+ * both see the same conditions. Every round starts once the cluster is whole (one leader, followed by all five, all
+ * five {@code ACTIVE} in its table) and a short pause has passed, so that no round starts while a node just restarted
+ * is still warming up. Two passes: votes in data directories (fsynced, as in production), then votes kept in memory
+ * across restarts, which separates the disk from the rest; the cost of one vote write is measured alongside.
  */
 public final class PeerHandoverScenario implements Scenario {
 
@@ -57,6 +59,20 @@ public final class PeerHandoverScenario implements Scenario {
         final String label;
 
         Handover(String label) {
+            this.label = label;
+        }
+    }
+
+    /** Where the nodes keep their votes. */
+    private enum Storage {
+        DISK("disk", "votes on disk"),
+        MEMORY("memory", "votes in memory");
+
+        final String key;
+        final String label;
+
+        Storage(String key, String label) {
+            this.key = key;
             this.label = label;
         }
     }
@@ -85,54 +101,75 @@ public final class PeerHandoverScenario implements Scenario {
             QuorumConfig config = QuorumConfig.fast().clusterSize(NODES)
                     .seeds(workspace.addresses().subList(0, SEEDS)).build();
             out.println(Environment.machine() + ". " + NODES + " `QuorumElection`s in one JVM, each on its own"
-                    + " `NettyTransport` (127.0.0.1, own port) and its own data directory under "
-                    + workspace.root().getParent() + " (votes fsynced), " + SEEDS + " seeds, QuorumConfig.fast()."
-                    + " Rounds alternate between `close()` and `stepDown()`: " + n + " of each after " + warmup
+                    + " `NettyTransport` (127.0.0.1, own port), " + SEEDS + " seeds, QuorumConfig.fast(). Rounds"
+                    + " alternate between `close()` and `stepDown()`: " + n + " of each after " + warmup
                     + " warm-up rounds (JIT), each timed from the call on the leader to the `LeadershipAcquired`"
                     + " listener of the next leader (a larger term). After a `close()` a node is started on the"
-                    + " closed one's address and data directory; every round starts " + SETTLE_MILLIS + " ms after"
-                    + " all five follow one leader and are ACTIVE in its table.");
+                    + " closed one's address and saved state; every round starts " + SETTLE_MILLIS + " ms after all"
+                    + " five follow one leader and are ACTIVE in its table. Two passes, each on a new cluster: votes"
+                    + " in each node's data directory under " + workspace.root().getParent() + " (written and"
+                    + " fsynced before a vote is sent, as in production), then votes kept in memory across the"
+                    + " restarts (what a disk that never stalls would give).");
             out.println();
             out.println(voteWrite(workspace.root().resolve("calibration")));
             out.println();
-            Map<Handover, Samples> samples = new LinkedHashMap<>();
-            Map<Handover, PhaseBreakdown> phases = new LinkedHashMap<>();
-            for (Handover kind : Handover.values()) {
-                samples.put(kind, new Samples(warmup / 2, n));
-                phases.put(kind, newBreakdown(warmup / 2, n));
-            }
-            try {
-                for (int i = 0; i < NODES; i++) {
-                    startNode(i, workspace, config);
-                }
-                for (int round = 0; round < warmup + 2 * n; round++) {
-                    Handover kind = Handover.values()[round % 2];
-                    handOver(kind, round, workspace, config, samples.get(kind), phases.get(kind));
-                }
-                awaitWhole();
-                workspace.completed();
-            } finally {
-                for (QuorumElection node : nodes) {
-                    if (node != null) {
-                        node.closeAsync();
-                    }
-                }
-                for (QuorumElection node : nodes) {
-                    if (node != null) {
-                        node.close();
-                    }
-                }
-            }
             LatencyReport report = new LatencyReport();
-            samples.forEach((kind, series) -> report.add(kind.label, series.summary(), "goal p99 <= 10 ms"));
+            Map<String, PhaseBreakdown> phases = new LinkedHashMap<>();
+            for (Storage storage : Storage.values()) {
+                pass(storage, workspace, config, warmup, n, report, phases);
+            }
+            workspace.completed();
             out.println(report.table());
-            phases.forEach((kind, split) -> {
-                out.println("Where the time goes, " + kind.label + ":");
+            phases.forEach((label, split) -> {
+                out.println("Where the time goes, " + label + ":");
                 out.println();
                 out.println(split.table());
             });
         }
         out.flush();
+    }
+
+    /** One cluster on {@code storage}: warm-up rounds, then {@code n} close() and {@code n} stepDown() rounds. */
+    private void pass(Storage storage, PeerWorkspace workspace, QuorumConfig config, int warmup, int n,
+            LatencyReport report, Map<String, PhaseBreakdown> phases) throws Exception {
+        Map<Handover, Samples> samples = new LinkedHashMap<>();
+        Map<Handover, PhaseBreakdown> split = new LinkedHashMap<>();
+        for (Handover kind : Handover.values()) {
+            samples.put(kind, new Samples(warmup / 2, n));
+            split.put(kind, newBreakdown(warmup / 2, n));
+        }
+        DurableState[] states = new DurableState[NODES];
+        for (int i = 0; i < NODES; i++) {
+            states[i] = storage == Storage.DISK ? new FileDurableState(workspace.dataDir(i).resolve(storage.key))
+                    : new InMemoryDurableState();
+        }
+        try {
+            for (int i = 0; i < NODES; i++) {
+                startNode(i, workspace, config, states[i]);
+            }
+            for (int round = 0; round < warmup + 2 * n; round++) {
+                Handover kind = Handover.values()[round % 2];
+                handOver(kind, storage, round, workspace, config, states, samples.get(kind), split.get(kind));
+            }
+            awaitWhole();
+        } finally {
+            for (QuorumElection node : nodes) {
+                if (node != null) {
+                    node.closeAsync();
+                }
+            }
+            for (int i = 0; i < NODES; i++) {
+                if (nodes[i] != null) {
+                    nodes[i].close();
+                    nodes[i] = null;
+                }
+            }
+        }
+        for (Handover kind : Handover.values()) {
+            String label = kind.label + ", " + storage.label;
+            report.add(label, samples.get(kind).summary(), "goal p99 <= 10 ms");
+            phases.put(label, split.get(kind));
+        }
     }
 
     private static PhaseBreakdown newBreakdown(int warmup, int n) {
@@ -144,8 +181,9 @@ public final class PeerHandoverScenario implements Scenario {
         return new PhaseBreakdown(warmup, n, explained);
     }
 
-    private void startNode(int index, PeerWorkspace workspace, QuorumConfig config) throws InterruptedException {
-        QuorumElection election = bind(index, workspace, config);
+    private void startNode(int index, PeerWorkspace workspace, QuorumConfig config, DurableState state)
+            throws InterruptedException {
+        QuorumElection election = bind(index, workspace, config, state);
         election.addListener(event -> {
             long now = System.nanoTime();
             if (event instanceof ElectionEvent.LeadershipAcquired a) {
@@ -159,8 +197,8 @@ public final class PeerHandoverScenario implements Scenario {
     }
 
     /** One round: waits until the cluster is whole, hands over, records the time; after a close, re-adds a node. */
-    private void handOver(Handover kind, int round, PeerWorkspace workspace, QuorumConfig config, Samples samples,
-            PhaseBreakdown phases) throws Exception {
+    private void handOver(Handover kind, Storage storage, int round, PeerWorkspace workspace, QuorumConfig config,
+            DurableState[] states, Samples samples, PhaseBreakdown phases) throws Exception {
         awaitWhole();
         TimeUnit.MILLISECONDS.sleep(SETTLE_MILLIS);
         int leader = awaitWhole();
@@ -179,10 +217,10 @@ public final class PeerHandoverScenario implements Scenario {
         if (opened != null) {
             phases.record(calledAt, opened.atNanos(), next.atNanos());
         }
-        System.err.printf("peer-handover %d %s: %.2f ms (term %d -> %d)%n", round, kind,
+        System.err.printf("peer-handover %s %d %s: %.2f ms (term %d -> %d)%n", storage.key, round, kind,
                 (next.atNanos() - calledAt) / 1e6, term, next.term());
         if (kind == Handover.CLOSE) {
-            startNode(leader, workspace, config);
+            startNode(leader, workspace, config, states[leader]);
         }
     }
 
@@ -191,7 +229,7 @@ public final class PeerHandoverScenario implements Scenario {
      * closed node's transport releases the port a moment later, so a node started on that port right after may find
      * it still in use: retried for up to five seconds.
      */
-    private static QuorumElection bind(int index, PeerWorkspace workspace, QuorumConfig config)
+    private static QuorumElection bind(int index, PeerWorkspace workspace, QuorumConfig config, DurableState state)
             throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (true) {
@@ -200,7 +238,7 @@ public final class PeerHandoverScenario implements Scenario {
                         .group(GROUP)
                         .config(config)
                         .node(NodeInfo.of("ignored", "node-" + index))
-                        .dataDir(workspace.dataDir(index))
+                        .durableState(state)
                         .build();
             } catch (IllegalStateException e) {
                 if (System.nanoTime() - deadline > 0) {
