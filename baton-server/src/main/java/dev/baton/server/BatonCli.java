@@ -1,5 +1,6 @@
 package dev.baton.server;
 
+import dev.baton.server.chaos.ChaosCommand;
 import java.io.PrintWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -8,7 +9,8 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code baton} command line: {@code baton node} runs one election node, {@code baton demo} shows a failover,
- * {@code baton worker} runs a simulated seed-001 worker.
+ * {@code baton worker} runs a simulated seed-001 worker, {@code baton chaos} runs nodes under random faults and checks
+ * what they did.
  *
  * <p>Exit codes are part of the interface, because scripts and supervisors act on them: {@value #EXIT_OK} on success
  * (a node that was told to stop by SIGTERM or SIGINT and released its leadership counts as success),
@@ -23,7 +25,8 @@ import picocli.CommandLine.Command;
         versionProvider = BatonCli.Version.class,
         description = "Leader election with fencing terms over Redis, PostgreSQL, in memory, or with no server "
                 + "(peer, bully).",
-        subcommands = {NodeCommand.class, DemoCommand.class, WorkerCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {NodeCommand.class, DemoCommand.class, WorkerCommand.class, ChaosCommand.class,
+            CommandLine.HelpCommand.class})
 public final class BatonCli implements Runnable {
 
     /** The command ran and did what it promised. */
@@ -54,7 +57,7 @@ public final class BatonCli implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(),
-                "missing command: use 'baton node', 'baton demo' or 'baton worker' (see 'baton --help')");
+                "missing command: use 'baton node', 'baton demo', 'baton worker' or 'baton chaos' (see 'baton --help')");
     }
 
     private static int onUsageError(CommandLine.ParameterException e, String[] args) {

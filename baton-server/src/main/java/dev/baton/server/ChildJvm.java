@@ -7,9 +7,10 @@ import java.util.List;
 /**
  * The command line that runs {@code baton} in a child JVM: the same {@code java} executable and the same class path
  * as this process. Inside the fat jar the class path is the jar itself; under a test runner it is the test class
- * path, so {@code baton demo} and the process tests start children the same way without knowing where they run.
+ * path, so {@code baton demo}, {@code baton chaos} and the process tests start children the same way without knowing
+ * where they run. Public for the chaos harness's package only; not an API.
  */
-final class ChildJvm {
+public final class ChildJvm {
 
     /**
      * Child nodes are small and short-lived and several share two cores with their parent: the serial collector and
@@ -21,7 +22,7 @@ final class ChildJvm {
     }
 
     /** {@code java <options> -cp <this class path> dev.baton.server.BatonCli <args>}. */
-    static List<String> batonCommand(List<String> args) {
+    public static List<String> batonCommand(List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(javaExecutable());
         command.addAll(JVM_OPTIONS);

@@ -2,9 +2,9 @@ package dev.baton.server;
 
 /**
  * A failure the CLI reports as one line and an exit code instead of a stack trace: the message is written for the
- * person at the terminal and names what to fix.
+ * person at the terminal and names what to fix. Public for the commands in sub-packages ({@code baton chaos}); not an API.
  */
-final class CliError extends RuntimeException {
+public final class CliError extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
@@ -16,7 +16,7 @@ final class CliError extends RuntimeException {
     }
 
     /** Something the user can fix (flags, configuration, backend address): exit code {@value BatonCli#EXIT_USAGE}. */
-    static CliError usage(String message) {
+    public static CliError usage(String message) {
         return new CliError(BatonCli.EXIT_USAGE, message, null);
     }
 
@@ -26,7 +26,7 @@ final class CliError extends RuntimeException {
     }
 
     /** A command that ran but could not do what it promised: exit code {@value BatonCli#EXIT_FAILURE}. */
-    static CliError failure(String message) {
+    public static CliError failure(String message) {
         return new CliError(BatonCli.EXIT_FAILURE, message, null);
     }
 

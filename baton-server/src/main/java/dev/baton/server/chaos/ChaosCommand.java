@@ -1,0 +1,149 @@
+package dev.baton.server.chaos;
+
+import dev.baton.server.BatonCli;
+import dev.baton.server.CliError;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code baton chaos}: the fault harness. Runs real {@code baton node} processes on a backend (private Redis or
+ * PostgreSQL servers started on loopback, or no server at all), injects a random fault per trial, records what every
+ * node did and checks the history: at most one holder per term, terms rising in the order they were acquired, no
+ * write accepted under a term lower than one already accepted, acknowledged work items readable after healing, and a
+ * leader within the documented bound after healing.
+ */
+@Command(
+        name = "chaos",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Runs real nodes under random faults (killed, frozen or partitioned nodes; a store killed, frozen, slowed,",
+            "cut off, or restored from an older state) and checks that no term is issued twice, terms rise, and no",
+            "stale write is accepted. Exits 0 when no safety property was violated, 1 when one was (the report names",
+            "the trial and the seed that replays it), 2 on a usage error."})
+public final class ChaosCommand implements Callable<Integer> {
+
+    private static final List<String> BACKENDS = List.of("redis", "postgresql", "peer", "bully");
+
+    @Option(names = "--backend", required = true, paramLabel = "NAME",
+            description = "redis, postgresql (private servers on loopback, started and stopped by the run), peer or "
+                    + "bully (no server).")
+    String backend;
+
+    @Option(names = "--trials", paramLabel = "N", defaultValue = "100",
+            description = "How many trials (default: ${DEFAULT-VALUE}). A trial takes a few seconds.")
+    int trials;
+
+    @Option(names = "--seed", paramLabel = "N",
+            description = "The run's seed (default: random, printed). The same seed picks the same faults and timings.")
+    Long seed;
+
+    @Option(names = "--nodes", paramLabel = "N", defaultValue = "3",
+            description = "How many node processes, 3 to 5 (default: ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(names = "--trial", paramLabel = "K",
+            description = "Replay trial K of the seed alone (the nodes start fresh, then trial K runs).")
+    Integer onlyTrial;
+
+    @Option(names = "--faults", paramLabel = "LIST", split = ",",
+            description = "Only these faults, e.g. kill-node,store-restore-snapshot (default: every fault the "
+                    + "backend supports).")
+    List<String> faults;
+
+    @Option(names = "--naive",
+            description = "Run the nodes as the original designs did: no local deadline and a resource without "
+                    + "fencing. The checkers should then report violations; this shows that they can.")
+    boolean naive;
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Where node logs, history.jsonl and report.md go (default: a new temporary directory, kept).")
+    Path out;
+
+    @Override
+    public Integer call() {
+        ChaosSettings settings = settings();
+        PrintStream stdout = System.out;
+        History history;
+        try (ChaosRun run = new ChaosRun(settings, open(settings), stdout)) {
+            history = run.run();
+        } catch (ChaosException e) {
+            throw CliError.failure("chaos: " + e.getMessage());
+        }
+        ChaosVerdict verdict = ChaosVerdict.of(settings, history);
+        verdict.save(settings.dir());
+        stdout.println();
+        stdout.print(verdict.text());
+        stdout.printf("history, report and node logs: %s%n", settings.dir());
+        return verdict.safe() ? BatonCli.EXIT_OK : BatonCli.EXIT_FAILURE;
+    }
+
+    private ChaosSettings settings() {
+        if (!BACKENDS.contains(backend)) {
+            throw CliError.usage("--backend: expected one of " + String.join(", ", BACKENDS) + ", got '" + backend
+                    + "'");
+        }
+        if (trials < 1 || trials > 100_000) {
+            throw CliError.usage("--trials: expected 1 to 100000, got " + trials);
+        }
+        if (nodes < 3 || nodes > 5) {
+            throw CliError.usage("--nodes: expected 3 to 5, got " + nodes);
+        }
+        if (onlyTrial != null && (onlyTrial < 1 || onlyTrial > trials)) {
+            throw CliError.usage("--trial: expected 1 to --trials (" + trials + "), got " + onlyTrial);
+        }
+        List<FaultKind> chosen = new ArrayList<>();
+        for (String label : faults == null ? List.<String>of() : faults) {
+            try {
+                chosen.add(FaultKind.ofLabel(label.strip()));
+            } catch (IllegalArgumentException e) {
+                throw CliError.usage("--faults: " + e.getMessage());
+            }
+        }
+        long runSeed = seed != null ? seed : new SecureRandom().nextLong() & Long.MAX_VALUE;
+        Path dir = out != null ? out : temporaryDirectory();
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw CliError.usage("--out: cannot create " + dir + ": " + e.getMessage());
+        }
+        return new ChaosSettings(backend, trials, runSeed, nodes, naive, Optional.ofNullable(onlyTrial),
+                List.copyOf(chosen), dir);
+    }
+
+    /** Starts the backend's servers; a fault the backend does not support is a usage error. */
+    static ChaosTarget open(ChaosSettings settings) {
+        ChaosTarget target = switch (settings.backend()) {
+            case "redis" -> new RedisTarget(settings.nodes(), StoreTimings.chaos());
+            case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
+            case "peer" -> new PeerTarget(false, settings.nodes(), settings.dir());
+            case "bully" -> new PeerTarget(true, settings.nodes(), settings.dir());
+            default -> throw new IllegalArgumentException(settings.backend());
+        };
+        List<FaultKind> unsupported = settings.faults().stream().filter(f -> !target.faults().contains(f)).toList();
+        if (!unsupported.isEmpty()) {
+            target.close();
+            throw CliError.usage("--faults: " + unsupported.stream().map(FaultKind::label).toList() + " not supported "
+                    + "on " + settings.backend() + " (it supports " + target.faults().stream().map(FaultKind::label)
+                    .toList() + ")");
+        }
+        return target;
+    }
+
+    private Path temporaryDirectory() {
+        try {
+            return Files.createTempDirectory("baton-chaos-" + backend + "-");
+        } catch (IOException e) {
+            throw CliError.failure("chaos: cannot create a temporary directory: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,391 @@
+package dev.baton.server.chaos;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One chaos run: real {@code baton node} processes on one backend, and a sequence of trials, each of which waits for
+ * a leader, injects one fault chosen from the run's seed, writes work items while the fault lasts (store backends),
+ * heals, waits for a leader within the backend's bound and reads the items back. Everything the nodes report —
+ * leadership acquired and lost with its term, every fenced write with its outcome — and everything the harness did
+ * goes into one {@link History}, with monotonic times, for the checkers.
+ *
+ * <p>Each trial draws its choices from its own {@code Random(seed, trial)}, so {@code --trial K} replays trial K's
+ * fault and timings alone (the processes' own timing is not replayed: the machine's scheduler decides that).
+ *
+ * <p>Holding a fault for a time is what the harness is for, so it waits on the wall clock here; every wait is bounded.
+ */
+final class ChaosRun implements AutoCloseable {
+
+    /** How long the nodes get to elect their first leader. */
+    private static final Duration FIRST_LEADER = Duration.ofSeconds(60);
+    /** How long a trial waits for a leader before it injects its fault. */
+    private static final Duration STEADY_LEADER = Duration.ofSeconds(30);
+    /** How long the harness keeps reading a work item back before it records that it could not. */
+    private static final Duration READ_BACK = Duration.ofSeconds(10);
+    private static final long POLL_NANOS = Duration.ofMillis(10).toNanos();
+    private static final String GROUP = "chaos";
+    private static final long FENCED_WRITE_INTERVAL_MS = 100;
+
+    private final ChaosSettings settings;
+    private final ChaosTarget target;
+    private final PrintStream out;
+    private final History history = new History();
+    private final NodeHttp http = new NodeHttp();
+    private final List<ChaosNode> nodes = new ArrayList<>();
+    private final List<Integer> httpPorts;
+    private final Map<String, Long> held = new ConcurrentHashMap<>();
+    private final FenceResource fence;
+    private volatile int trial;
+
+    ChaosRun(ChaosSettings settings, ChaosTarget target, PrintStream out) {
+        this.settings = settings;
+        this.target = target;
+        this.out = out;
+        this.httpPorts = LoopbackPorts.free(settings.nodes());
+        boolean needsResource = settings.naive() || !target.fencesInStore();
+        this.fence = needsResource ? FenceResource.start(!settings.naive()) : null;
+        Random run = new Random(settings.seed());
+        int skewed = settings.nodes() - 1;
+        double rate = run.nextBoolean() ? 1.01 : 0.99;
+        for (int i = 0; i < settings.nodes(); i++) {
+            List<String> args = new ArrayList<>(target.nodeArgs(i));
+            args.addAll(List.of("--group", GROUP, "--http", LoopbackPorts.HOST + ":" + httpPorts.get(i),
+                    "--fenced-writes", FENCED_WRITE_INTERVAL_MS + "ms", "--chaos-hooks"));
+            if (fence != null) {
+                args.addAll(List.of("--fenced-writes-to", LoopbackPorts.HOST + ":" + fence.port()));
+            }
+            if (settings.naive()) {
+                args.add("--naive");
+            }
+            if (i == skewed) {
+                args.addAll(List.of("--clock-rate", Double.toString(rate)));
+            }
+            String name = "n" + (i + 1);
+            nodes.add(new ChaosNode(name, target.nodeId(i), args, settings.dir().resolve(name + ".log"),
+                    this::record));
+        }
+        out.printf("chaos: %s, %d nodes (%s's clock runs at %.2f x), seed %d, %s%n", target.name(),
+                settings.nodes(), nodes.get(skewed).name(), rate, settings.seed(),
+                settings.naive() ? "NAIVE mode (no local deadline, no fencing)" : "Baton's safety rules on");
+    }
+
+    /** Runs every trial (or the one asked for) and returns the history. */
+    History run() {
+        nodes.forEach(ChaosNode::start);
+        if (awaitLeader(FIRST_LEADER) < 0) {
+            throw new ChaosException("no leader within " + FIRST_LEADER.toSeconds() + " s of starting the nodes; "
+                    + "their logs are in " + settings.dir());
+        }
+        int first = settings.onlyTrial().orElse(1);
+        int last = settings.onlyTrial().orElse(settings.trials());
+        for (int k = first; k <= last; k++) {
+            runTrial(k);
+        }
+        trial = last + 1;
+        return history;
+    }
+
+    private void runTrial(int number) {
+        trial = number;
+        Random random = new Random(settings.seed() * 1_000_003L + number);
+        List<FaultKind> faults = settings.faults().isEmpty() ? target.faults() : settings.faults();
+        FaultKind fault = faults.get(random.nextInt(faults.size()));
+        restartDeadNodes();
+        if (awaitLeader(STEADY_LEADER) < 0) {
+            out.printf("trial %d: no leader within %d s before the fault; running it anyway%n", number,
+                    STEADY_LEADER.toSeconds());
+        }
+        int leader = currentLeader();
+        int victim = leader >= 0 && random.nextBoolean() ? leader : random.nextInt(nodes.size());
+        Duration ttl = target.leaseTtl();
+        long start = System.nanoTime();
+        List<String> items = new ArrayList<>();
+        Fault injected = inject(fault, victim, random, ttl, items);
+        long healed = System.nanoTime();
+        long leaderAt = awaitLeader(target.leaderBound().plusSeconds(5));
+        readBack(items);
+        long end = System.nanoTime();
+        history.append(new HistoryEvent.Fault(number, fault.label(), injected.target(), start, injected.end()));
+        history.append(new HistoryEvent.Trial(number, fault.label(), fault.dataLoss(), start, healed, end,
+                leaderAt < 0 ? null : leaderAt, target.leaderBound().toMillis()));
+        out.printf("trial %d/%d: %-22s %-14s held %5d ms, leader %s after healing%n", number, settings.trials(),
+                fault.label(), injected.target() == null ? "" : "on " + injected.target(),
+                (healed - start) / 1_000_000,
+                leaderAt < 0 ? "NOT seen" : (Math.max(0, leaderAt - healed) / 1_000_000) + " ms");
+    }
+
+    /** What a trial injected: on which node, and when the fault ended. */
+    private record Fault(String target, long end) {
+    }
+
+    private Fault inject(FaultKind fault, int victim, Random random, Duration ttl, List<String> items) {
+        ChaosNode node = nodes.get(victim);
+        writeItem(items);
+        switch (fault) {
+            case NONE -> {
+                releaseLeader();
+                hold(between(random, 500, 1500), items);
+                return new Fault(null, System.nanoTime());
+            }
+            case KILL_NODE -> {
+                crash(node);
+                hold(between(random, 500, 3000), items);
+                long end = System.nanoTime();
+                node.start();
+                return new Fault(node.name(), end);
+            }
+            case PAUSE_NODE -> {
+                long paused = System.nanoTime();
+                node.pause();
+                hold(scaled(ttl, random, 1.2, 2.0), items);
+                node.resume();
+                long end = System.nanoTime();
+                history.append(new HistoryEvent.Pause(trial, node.name(), paused, end));
+                return new Fault(node.name(), end);
+            }
+            case PARTITION_ONE, PARTITION_TWO -> {
+                List<Integer> cut = new ArrayList<>(List.of(victim));
+                if (fault == FaultKind.PARTITION_TWO) {
+                    cut.add((victim + 1 + random.nextInt(nodes.size() - 1)) % nodes.size());
+                }
+                partition(cut);
+                hold(between(random, 1000, 4000), items);
+                heal();
+                return new Fault(String.join("+", cut.stream().map(i -> nodes.get(i).name()).toList()),
+                        System.nanoTime());
+            }
+            case STORE_RESTORE_SNAPSHOT, STORE_TRUNCATED_AOF, STORE_RESTORE_BACKUP -> {
+                // The store's state is saved, the lease changes hands (a new term), the new leader writes, and then
+                // the store comes back with the saved state: the term counter is older than terms already used.
+                target.prepare(fault);
+                releaseLeader();
+                hold(between(random, 500, 1500), items);
+                if (target.needsNodesDown(fault)) {
+                    nodes.forEach(this::crash);
+                    target.inject(fault, victim, Duration.ZERO);
+                    nodes.forEach(ChaosNode::start);
+                } else {
+                    target.inject(fault, victim, Duration.ZERO);
+                }
+                hold(between(random, 300, 1000), items);
+                return new Fault(null, System.nanoTime());
+            }
+            case STORE_RESTART, STORE_RESTART_EMPTY -> {
+                target.inject(fault, victim, Duration.ZERO);
+                hold(between(random, 500, 1500), items);
+                return new Fault(null, System.nanoTime());
+            }
+            case STORE_PAUSE -> {
+                target.inject(fault, victim, Duration.ZERO);
+                hold(scaled(ttl, random, 0.5, 2.0), items);
+                target.heal(fault);
+                return new Fault(null, System.nanoTime());
+            }
+            case STORE_LATENCY -> {
+                target.inject(fault, victim, between(random, 50, 400));
+                hold(between(random, 1000, 3000), items);
+                target.heal(fault);
+                return new Fault(null, System.nanoTime());
+            }
+            case STORE_BLACKHOLE, STORE_RESET -> {
+                target.inject(fault, victim, Duration.ZERO);
+                hold(fault == FaultKind.STORE_BLACKHOLE ? scaled(ttl, random, 1.2, 2.0) : between(random, 500, 3000),
+                        items);
+                target.heal(fault);
+                return new Fault(node.name(), System.nanoTime());
+            }
+            default -> throw new IllegalStateException("unhandled fault " + fault);
+        }
+    }
+
+    /** Waits out {@code duration}, writing a work item halfway through it. */
+    private void hold(Duration duration, List<String> items) {
+        long half = duration.toNanos() / 2;
+        sleepNanos(half);
+        writeItem(items);
+        sleepNanos(duration.toNanos() - half);
+    }
+
+    /** Writes a new work item through the node that leads, as far as the harness knows (store backends only). */
+    private void writeItem(List<String> items) {
+        if (!target.hasItems()) {
+            return;
+        }
+        int leader = currentLeader();
+        int via = leader >= 0 ? leader : 0;
+        String id = "t" + trial + "-" + (items.size() + 1);
+        String value = "v" + trial + "-" + (items.size() + 1);
+        long sent = System.nanoTime();
+        NodeHttp.Outcome outcome = http.putItem(httpPorts.get(via), id, value);
+        long answered = System.nanoTime();
+        history.append(new HistoryEvent.ItemWrite(trial, nodes.get(via).name(), id, value, sent,
+                outcome == NodeHttp.Outcome.UNKNOWN ? null : answered, outcome.label()));
+        items.add(id);
+    }
+
+    /** Reads every item of the trial back through any node that answers, once a leader exists again. */
+    private void readBack(List<String> items) {
+        for (String id : items) {
+            long deadline = System.nanoTime() + READ_BACK.toNanos();
+            boolean done = false;
+            while (!done && System.nanoTime() - deadline < 0) {
+                for (int i = 0; i < nodes.size() && !done; i++) {
+                    if (!nodes.get(i).isAlive() || nodes.get(i).isPaused()) {
+                        continue;
+                    }
+                    NodeHttp.Read read = http.getItem(httpPorts.get(i), id);
+                    if (read.answered()) {
+                        history.append(new HistoryEvent.ItemRead(trial, id, read.value(), System.nanoTime()));
+                        done = true;
+                    }
+                }
+                if (!done) {
+                    sleepNanos(Duration.ofMillis(100).toNanos());
+                }
+            }
+        }
+    }
+
+    private void releaseLeader() {
+        int leader = currentLeader();
+        if (leader >= 0) {
+            http.release(httpPorts.get(leader));
+        }
+    }
+
+    /** Cuts the nodes at {@code cut} off from every other node, and from each other. */
+    private void partition(List<Integer> cut) {
+        for (int i = 0; i < nodes.size(); i++) {
+            List<String> blocked = new ArrayList<>();
+            for (int j = 0; j < nodes.size(); j++) {
+                if (i != j && (cut.contains(i) || cut.contains(j))) {
+                    blocked.add(nodes.get(j).id());
+                }
+            }
+            if (!blocked.isEmpty()) {
+                nodes.get(i).command("partition " + String.join(",", blocked));
+            }
+        }
+    }
+
+    private void heal() {
+        nodes.forEach(node -> node.command("heal"));
+    }
+
+    private void crash(ChaosNode node) {
+        node.kill();
+        held.remove(node.name());
+        history.append(new HistoryEvent.Crash(trial, node.name(), System.nanoTime()));
+    }
+
+    private void restartDeadNodes() {
+        for (ChaosNode node : nodes) {
+            if (!node.isAlive()) {
+                out.printf("trial %d: %s had exited; starting it again (see %s.log)%n", trial, node.name(),
+                        node.name());
+                held.remove(node.name());
+                node.start();
+            }
+        }
+    }
+
+    /** Turns a node's JSON line into history and keeps the harness's view of who leads. */
+    private void record(ChaosNode node, JsonNode line) {
+        String event = line.path("event").asText();
+        long mono = line.path("mono").asLong(System.nanoTime());
+        switch (event) {
+            case "leadership-acquired" -> {
+                long term = line.path("term").asLong();
+                held.put(node.name(), term);
+                history.append(new HistoryEvent.Acquired(trial, node.name(), term,
+                        line.path("since").asLong(mono), mono));
+            }
+            case "leadership-lost" -> {
+                long term = line.path("term").asLong();
+                held.remove(node.name(), term);
+                history.append(new HistoryEvent.Lost(trial, node.name(), term, line.path("reason").asText(), mono));
+            }
+            case "fenced-write" -> history.append(new HistoryEvent.Write(trial, node.name(), line.path("term").asLong(),
+                    line.path("seq").asLong(), line.path("sent").asLong(mono),
+                    line.hasNonNull("answered") ? line.path("answered").asLong() : null,
+                    line.path("outcome").asText("unknown")));
+            default -> { }
+        }
+    }
+
+    /** The node that leads as far as its own events say (the highest term among running nodes), or -1. */
+    private int currentLeader() {
+        int leader = -1;
+        long best = Long.MIN_VALUE;
+        for (int i = 0; i < nodes.size(); i++) {
+            ChaosNode node = nodes.get(i);
+            Long term = held.get(node.name());
+            if (term != null && term > best && node.isAlive() && !node.isPaused()) {
+                best = term;
+                leader = i;
+            }
+        }
+        return leader;
+    }
+
+    /** Waits until some running node leads; returns when (nanoTime), or -1 if none did within {@code timeout}. */
+    private long awaitLeader(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long now = System.nanoTime();
+            if (currentLeader() >= 0) {
+                return now;
+            }
+            if (now - deadline > 0) {
+                return -1;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+    }
+
+    private static Duration between(Random random, int fromMillis, int toMillis) {
+        return Duration.ofMillis(fromMillis + random.nextInt(toMillis - fromMillis + 1));
+    }
+
+    private static Duration scaled(Duration base, Random random, double from, double to) {
+        return Duration.ofMillis((long) (base.toMillis() * (from + random.nextDouble() * (to - from))));
+    }
+
+    private static void sleepNanos(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        long left;
+        while ((left = deadline - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(left);
+        }
+    }
+
+    /** Stops every node (gracefully), the fenced resource and the backend's servers. */
+    @Override
+    public void close() {
+        try {
+            nodes.forEach(ChaosNode::close);
+        } finally {
+            try {
+                if (fence != null) {
+                    fence.close();
+                }
+            } finally {
+                target.close();
+            }
+        }
+    }
+
+    /** Where the run's files go: one log per node, the history, the report. */
+    Path dir() {
+        return settings.dir();
+    }
+}

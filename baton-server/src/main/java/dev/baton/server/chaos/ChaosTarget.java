@@ -1,0 +1,62 @@
+package dev.baton.server.chaos;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The backend a chaos run puts under fault: the servers it needs (started privately on loopback by the testkit), the
+ * arguments that point each node at them, the faults that make sense for it, and how to inject and heal the faults
+ * that concern the store. Faults of the nodes themselves (kill, pause, partition) are the run's: they are the same on
+ * every backend.
+ */
+interface ChaosTarget extends AutoCloseable {
+
+    /** {@code redis}, {@code postgresql}, {@code peer} or {@code bully}. */
+    String name();
+
+    /** The faults a trial may choose from on this backend. */
+    List<FaultKind> faults();
+
+    /** The node id of node {@code index} (0-based), as the node prints it in its events. */
+    String nodeId(int index);
+
+    /** The backend-specific arguments of node {@code index}: {@code --backend …} and what goes with it. */
+    List<String> nodeArgs(int index);
+
+    /** Whether the nodes share a store that keeps work items ({@code PUT /work/items/{id}}). */
+    boolean hasItems();
+
+    /** Whether fenced writes go to the store's own fenced register (else to the harness's fenced resource). */
+    boolean fencesInStore();
+
+    /** How long after the faults heal a leader must exist, at most: the documented bound the run checks. */
+    Duration leaderBound();
+
+    /** Lease-like validity of a leadership on this backend; a paused leader is frozen for longer than this. */
+    Duration leaseTtl();
+
+    /** Takes what a data-loss fault will restore later (a snapshot, an append-only file mark, a backup). */
+    default void prepare(FaultKind fault) {
+    }
+
+    /**
+     * Whether every node must be down while {@code fault} is injected: a restored leader-record file only loses terms
+     * if no running process remembers them, so that fault is a restore of the whole group.
+     */
+    default boolean needsNodesDown(FaultKind fault) {
+        return false;
+    }
+
+    /**
+     * Injects a store fault. {@code target} is the node whose link to the store a per-node fault (blackhole, reset)
+     * cuts. Data-loss faults are injected whole here (kill, restore, start) and have nothing left to heal.
+     */
+    void inject(FaultKind fault, int target, Duration latency);
+
+    /** Ends a store fault injected by {@link #inject}. */
+    void heal(FaultKind fault);
+
+    /** Stops every server the target started. */
+    @Override
+    void close();
+}

@@ -1,0 +1,149 @@
+package dev.baton.server.chaos;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The serverless backends under fault: {@code peer} (the quorum protocol: a leader needs a majority) and {@code
+ * bully} (the highest process id leads, terms from a leader-record file). No server to start; the node ids are the
+ * nodes' listen addresses. Beside killing and pausing nodes, the run cuts nodes off from each other through the nodes'
+ * own transports. On {@code bully} the leader-record file can also be restored from an older copy while the whole
+ * group is down: the case in which a file store alone would hand out a term twice.
+ */
+final class PeerTarget implements ChaosTarget {
+
+    private final boolean bully;
+    private final int nodes;
+    private final Path dir;
+    private final List<String> addresses = new ArrayList<>();
+    private final Path leaderFile;
+    private final Path leaderCopy;
+
+    PeerTarget(boolean bully, int nodes, Path dir) {
+        this.bully = bully;
+        this.nodes = nodes;
+        this.dir = dir;
+        LoopbackPorts.free(nodes).forEach(port -> addresses.add(LoopbackPorts.HOST + ":" + port));
+        this.leaderFile = dir.resolve("leader.json");
+        this.leaderCopy = dir.resolve("leader.json.older");
+    }
+
+    @Override
+    public String name() {
+        return bully ? "bully" : "peer";
+    }
+
+    @Override
+    public List<FaultKind> faults() {
+        List<FaultKind> faults = new ArrayList<>(List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
+                FaultKind.PARTITION_ONE, FaultKind.PARTITION_TWO));
+        if (bully) {
+            faults.add(FaultKind.STORE_RESTORE_SNAPSHOT);
+        }
+        return faults;
+    }
+
+    @Override
+    public String nodeId(int index) {
+        return addresses.get(index);
+    }
+
+    @Override
+    public List<String> nodeArgs(int index) {
+        List<String> args = new ArrayList<>(List.of("--backend", name(), "--listen", addresses.get(index),
+                "--profile", "fast"));
+        if (bully) {
+            args.addAll(List.of("--leader-store", "file:" + leaderFile));
+        } else {
+            args.addAll(List.of("--seeds", String.join(",", addresses), "--cluster-size", Integer.toString(nodes),
+                    "--data-dir", dir.resolve("data-n" + (index + 1)).toString()));
+        }
+        return args;
+    }
+
+    /** The ids of every node but those at {@code excluded}, comma-separated, for a {@code partition} command. */
+    String othersThan(List<Integer> excluded) {
+        List<String> others = new ArrayList<>();
+        for (int i = 0; i < addresses.size(); i++) {
+            if (!excluded.contains(i)) {
+                others.add(addresses.get(i));
+            }
+        }
+        return String.join(",", others);
+    }
+
+    /** The ids of the nodes at {@code indexes}, comma-separated. */
+    String idsOf(List<Integer> indexes) {
+        return indexes.stream().map(addresses::get).collect(Collectors.joining(","));
+    }
+
+    @Override
+    public boolean hasItems() {
+        return false;
+    }
+
+    @Override
+    public boolean fencesInStore() {
+        return false;
+    }
+
+    /**
+     * Peer: a follower starts an election after the leader's silence ({@code ttlTimeout}, 1 s in the fast profile),
+     * which takes a pre-proposal and a proposal round; bully: suspicion after three missed pings, an indirect probe,
+     * an election timeout, and the store's compare-and-set. Both well within five seconds on a quiet machine; the
+     * bound leaves room for a node that was paused to rejoin.
+     */
+    @Override
+    public Duration leaderBound() {
+        return Duration.ofSeconds(5);
+    }
+
+    /** The longest a leadership stays valid without confirmation in the fast profile, rounded up to a second. */
+    @Override
+    public Duration leaseTtl() {
+        return Duration.ofSeconds(1);
+    }
+
+    @Override
+    public boolean needsNodesDown(FaultKind fault) {
+        return fault == FaultKind.STORE_RESTORE_SNAPSHOT;
+    }
+
+    @Override
+    public void prepare(FaultKind fault) {
+        if (fault == FaultKind.STORE_RESTORE_SNAPSHOT) {
+            copy(leaderFile, leaderCopy);
+        }
+    }
+
+    @Override
+    public void inject(FaultKind fault, int target, Duration latency) {
+        if (fault != FaultKind.STORE_RESTORE_SNAPSHOT) {
+            throw new IllegalArgumentException("not a " + name() + " store fault: " + fault.label());
+        }
+        copy(leaderCopy, leaderFile);
+    }
+
+    @Override
+    public void heal(FaultKind fault) {
+    }
+
+    @Override
+    public void close() {
+    }
+
+    private static void copy(Path from, Path to) {
+        try {
+            Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot copy " + from + " to " + to, e);
+        }
+    }
+}
