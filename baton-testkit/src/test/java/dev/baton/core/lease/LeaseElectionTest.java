@@ -185,6 +185,22 @@ class LeaseElectionTest {
     }
 
     @Test
+    void withoutTheLocalDeadlineAHungLeaderOverlapsItsSuccessor() {
+        // The unsafe mode the fault harness's --naive runs: what the designs Baton replaces do.
+        Cluster naive = new Cluster(config.toBuilder().localDeadline(false).build(), 1);
+        Cluster.Node a = naive.start("a");
+        Cluster.Node b = naive.start("b");
+        naive.advance(Duration.ofMillis(1500));
+        a.link.hang();
+
+        naive.advance(config.leaseTtl().multipliedBy(3));
+
+        assertThat(b.leads()).isTrue();
+        assertThat(a.leads()).as("a cut-off leader without a local deadline").isTrue();
+        assertThat(naive.leaders()).containsExactlyInAnyOrder(a, b);
+    }
+
+    @Test
     void aFollowerWakesAtTheExpiryItReadNotAtTheNextPoll() {
         ElectionConfig slowPolls = ElectionConfig.fast().toBuilder()
                 .checkInterval(Duration.ofSeconds(2)).electionJitter(Duration.ZERO).build();
