@@ -81,6 +81,12 @@ public interface Election extends AutoCloseable {
     /**
      * Stops the election: a leader stops acting, listeners are told, the lease is released, this process's registry
      * entry is removed. Idempotent; blocks until done (bounded by about the lease TTL).
+     *
+     * <p>Called from a listener, or from anything else running on the election's own thread (a listener added with a
+     * direct executor runs there), it starts the close and returns at once without waiting: the close needs that
+     * thread, or waits for that listener to return, so waiting would only hold the lease until the timeout. The
+     * listener then receives {@code LeadershipLost} (reason {@code RELEASED}) after it returns, and the lease is
+     * released without waiting for it; use {@link #closeAsync()} to learn when the close has finished.
      */
     @Override
     void close();

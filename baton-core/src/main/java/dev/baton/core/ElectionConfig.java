@@ -48,6 +48,10 @@ public final class ElectionConfig {
     private final Duration retryInterval;
     private final Duration processTtl;
     private final Duration processHeartbeatInterval;
+    private final boolean localDeadline;
+
+    /** What "no local deadline" trusts a lease for: long enough never to matter in a run of the fault harness. */
+    private static final Duration WITHOUT_LOCAL_DEADLINE = Duration.ofDays(1);
 
     private ElectionConfig(Builder b) {
         this.leaseTtl = b.leaseTtl;
@@ -62,6 +66,7 @@ public final class ElectionConfig {
         this.retryInterval = b.retryInterval;
         this.processTtl = b.processTtl;
         this.processHeartbeatInterval = b.processHeartbeatInterval;
+        this.localDeadline = b.localDeadline;
     }
 
     /** Seed 000's timings. */
@@ -122,7 +127,8 @@ public final class ElectionConfig {
                 .storeTimeout(storeTimeout)
                 .retryInterval(retryInterval)
                 .processTtl(processTtl)
-                .processHeartbeatInterval(processHeartbeatInterval);
+                .processHeartbeatInterval(processHeartbeatInterval)
+                .localDeadline(localDeadline);
     }
 
     public Duration leaseTtl() {
@@ -173,9 +179,17 @@ public final class ElectionConfig {
         return processHeartbeatInterval;
     }
 
-    /** How long after a request was sent a lease it obtained may be trusted locally. */
+    /**
+     * How long after a request was sent a lease it obtained may be trusted locally; without a local deadline (see
+     * {@link Builder#localDeadline}) a day, which in practice means until a renewal is refused.
+     */
     public Duration localValidity() {
-        return localValidity(leaseTtl, maxClockDrift, safetyMargin);
+        return localDeadline ? localValidity(leaseTtl, maxClockDrift, safetyMargin) : WITHOUT_LOCAL_DEADLINE;
+    }
+
+    /** Whether a leadership ends at its local deadline (always, unless a fault harness turned it off). */
+    public boolean localDeadline() {
+        return localDeadline;
     }
 
     private static Duration localValidity(Duration ttl, double drift, Duration margin) {
@@ -190,7 +204,8 @@ public final class ElectionConfig {
                 + ", expiryJitter=" + expiryJitter + ", releaseJitter=" + releaseJitter
                 + ", maxClockDrift=" + maxClockDrift + ", safetyMargin=" + safetyMargin
                 + ", storeTimeout=" + storeTimeout + ", retryInterval=" + retryInterval
-                + ", processTtl=" + processTtl + ", processHeartbeatInterval=" + processHeartbeatInterval + "}";
+                + ", processTtl=" + processTtl + ", processHeartbeatInterval=" + processHeartbeatInterval
+                + (localDeadline ? "" : ", localDeadline=false (UNSAFE)") + "}";
     }
 
     /** Builds an {@link ElectionConfig}; {@link #build()} checks every field and combination. */
@@ -207,6 +222,7 @@ public final class ElectionConfig {
         private Duration retryInterval = Duration.ofSeconds(1);
         private Duration processTtl = Duration.ofSeconds(45);
         private Duration processHeartbeatInterval = Duration.ofSeconds(10);
+        private boolean localDeadline = true;
 
         private Builder() {
         }
@@ -269,6 +285,17 @@ public final class ElectionConfig {
 
         public Builder processHeartbeatInterval(Duration value) {
             this.processHeartbeatInterval = value;
+            return this;
+        }
+
+        /**
+         * <b>Unsafe; for the fault harness only.</b> With {@code false}, a leader does not stop at its local deadline:
+         * it counts itself leader until a renewal is refused, as the designs Baton replaces do, so a leader cut off
+         * from the store, or paused, acts on after its lease has passed to someone else. {@code baton chaos --naive}
+         * uses it to show that its checkers catch what the local deadline prevents. Default {@code true}.
+         */
+        public Builder localDeadline(boolean value) {
+            this.localDeadline = value;
             return this;
         }
 

@@ -18,6 +18,12 @@ package dev.baton.core;
  * once, and after it the node must not act as leader of that term. On a graceful release the lease is only handed
  * on after every listener has returned from {@code LeadershipLost}, so a leader that stops acting there never
  * overlaps with its successor.
+ *
+ * <p>What a listener can and cannot do: the {@link Leadership} it is given is read-only, and only a successful renewal
+ * (or, on the serverless backends, a majority's acknowledgement) moves its deadline, so nothing a listener does keeps
+ * a leader valid longer. A listener may call {@link Election#stepDown()} or {@link Election#close()}; neither waits for
+ * the listener itself: {@code close()} from a listener starts the close and returns at once, and the lease is
+ * released without waiting for the listener to return from its {@code LeadershipLost}.
  */
 @FunctionalInterface
 public interface ElectionListener {

@@ -2,6 +2,8 @@ package dev.baton.core;
 
 import dev.baton.core.time.Clock;
 import java.time.Duration;
+import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /**
  * One term of leadership held by this node.
@@ -13,6 +15,9 @@ import java.time.Duration;
  * <p>The leadership is valid until a local deadline on the monotonic clock that ends safely before the store could
  * hand the lease to someone else. {@link #isValid()} answers whether this node may still act as leader <em>now</em>;
  * by the time a caller acts on the answer it may have changed, which is why writes should also be fenced.
+ *
+ * <p>Read-only: only the election that issued a leadership can move its deadline (after a successful renewal, or a
+ * majority's acknowledgement on the serverless backends). Nothing a holder of this object does keeps it valid longer.
  */
 public final class Leadership {
 
@@ -27,15 +32,24 @@ public final class Leadership {
     private final long term;
     private final Clock clock;
     private final TermCheck termCheck;
-    private volatile long deadlineNanos;
+    private final LongSupplier deadline;
 
-    public Leadership(String group, String nodeId, long term, long deadlineNanos, Clock clock, TermCheck termCheck) {
+    /**
+     * A leadership whose deadline the issuer moves: {@code deadline} answers the current deadline on
+     * {@link Clock#nanoTime()}, and only whoever holds it (the election) can change the answer.
+     */
+    public Leadership(String group, String nodeId, long term, LongSupplier deadline, Clock clock, TermCheck termCheck) {
         this.group = group;
         this.nodeId = nodeId;
         this.term = term;
-        this.deadlineNanos = deadlineNanos;
-        this.clock = clock;
-        this.termCheck = termCheck;
+        this.deadline = Objects.requireNonNull(deadline, "deadline");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.termCheck = Objects.requireNonNull(termCheck, "termCheck");
+    }
+
+    /** A leadership with a fixed deadline on {@link Clock#nanoTime()}, for example one read back or made in a test. */
+    public Leadership(String group, String nodeId, long term, long deadlineNanos, Clock clock, TermCheck termCheck) {
+        this(group, nodeId, term, () -> deadlineNanos, clock, termCheck);
     }
 
     public String group() {
@@ -53,24 +67,17 @@ public final class Leadership {
 
     /** The local deadline, on {@link Clock#nanoTime()}, until which this leadership is valid unless renewed. */
     public long deadlineNanos() {
-        return deadlineNanos;
+        return deadline.getAsLong();
     }
 
     /** Time left before the local deadline; zero or negative once it has passed. */
     public Duration remaining() {
-        return Duration.ofNanos(deadlineNanos - clock.nanoTime());
+        return Duration.ofNanos(deadlineNanos() - clock.nanoTime());
     }
 
     /** True while this node still holds this term and its local deadline has not passed. */
     public boolean isValid() {
-        return clock.nanoTime() - deadlineNanos < 0 && termCheck.holds(term);
-    }
-
-    /** Called by the election after a renewal; the deadline only moves forward. */
-    public void extendTo(long newDeadlineNanos) {
-        if (newDeadlineNanos - deadlineNanos > 0) {
-            deadlineNanos = newDeadlineNanos;
-        }
+        return clock.nanoTime() - deadlineNanos() < 0 && termCheck.holds(term);
     }
 
     public LeaderInfo info() {

@@ -56,13 +56,15 @@ import org.slf4j.LoggerFactory;
  * {@code {…}:members}; {@link #subscribe} channels are {@code <keyPrefix><channel>}, so seed channels such as
  * {@code worker:slave:<id>} keep their names.
  *
- * <p><b>Terms survive data loss.</b> When the term counter is missing (a new group, or a Redis without persistence
- * that restarted or was flushed) the acquire script first sets it to the server's {@code TIME} in microseconds, then
- * increments it. A term issued afterwards is therefore above every term issued before, provided the group averaged
- * fewer than one acquisition per microsecond of its lifetime and the server's clock did not step back across the
- * loss. Terms stay below 2<sup>53</sup> (exact in Lua's doubles) until the year 2255. Run Redis with an eviction
- * policy that never evicts keys without TTL ({@code noeviction} or {@code volatile-*}), since an evicted counter is
- * data loss too.
+ * <p><b>Terms survive data loss, and a Redis that comes back older.</b> Every grant issues
+ * {@code term = max(counter + 1, TIME in microseconds)} and stores it in the counter. So a term stays above every term
+ * issued before even when the counter is missing (a new group, a Redis without persistence that restarted or was
+ * flushed) or restored too low (an RDB snapshot, an AOF that lost its last second, a promoted replica that lagged),
+ * provided the group averaged fewer than one acquisition per microsecond since its counter was first seeded from the
+ * clock and the server's clock did not step back across the loss (see {@code docs/architecture.md}). Fenced
+ * registers and maps accept only the newest issued term, so a write under a term the restored state lost is refused.
+ * Terms are handled as exact decimal text in the scripts. Run Redis with an eviction policy that never evicts keys
+ * without TTL ({@code noeviction} or {@code volatile-*}), since an evicted counter is data loss too.
  *
  * <p><b>Failures.</b> Methods never block: they return futures completed on Lettuce's I/O threads. A command fails
  * with {@link dev.baton.core.store.StoreTimeoutException} after {@link RedisStoreOptions#commandTimeout()}, and at

@@ -10,12 +10,20 @@ if owner and owner ~= ARGV[1] then
 end
 
 local now = store_time()
--- A missing counter means a new group or a Redis that lost its data: restart above every term issued before by
--- seeding from the clock in microseconds (safe while the group averages under one acquisition per microsecond).
-if redis.call('EXISTS', KEYS[5]) == 0 then
-  redis.call('SET', KEYS[5], now.micros)
+-- term = max(counter + 1, TIME in microseconds). The clock part keeps terms above every term issued before even when
+-- the counter is missing (a new group, a Redis that lost its data) or OLDER than the last term issued (restored from
+-- an RDB snapshot, an AOF that lost its last second, a replica promoted before it caught up): a term issued at store
+-- time t is at most t in microseconds while the group averages under one acquisition per microsecond, so a later
+-- clock reading is above it unless the clock stepped back. Compared and kept as decimal text, exact at any size.
+local counter = redis.call('GET', KEYS[5])
+local term
+if counter and not decimal_below(counter, now.micros) then
+  redis.call('INCR', KEYS[5])
+  term = redis.call('GET', KEYS[5])
+else
+  term = now.micros
+  redis.call('SET', KEYS[5], term)
 end
-local term = decimal(redis.call('INCR', KEYS[5]))
 
 local ttl = ARGV[2]
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)

@@ -43,6 +43,16 @@ local function decimal(n)
   return string.format('%.0f', n)
 end
 
+-- Whether decimal text a is below decimal text b, exactly for any length (Lua numbers are doubles and would round
+-- above 2^53). Both are canonical non-negative decimals, as INCR, TIME and Java's Long.toString write them; text that
+-- is not (a sign, say) counts as below any canonical number of more digits.
+local function decimal_below(a, b)
+  if #a ~= #b then
+    return #a < #b
+  end
+  return a < b
+end
+
 -- Runs a variadic command over a long list in chunks: unpack() fails beyond a few thousand values.
 local function call_chunked(command, key, items)
   for i = 1, #items, 1000 do

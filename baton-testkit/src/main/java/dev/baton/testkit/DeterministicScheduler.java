@@ -15,6 +15,7 @@ public final class DeterministicScheduler implements Scheduler {
     private final PriorityQueue<Task> queue = new PriorityQueue<>();
     private long sequence;
     private long executed;
+    private volatile Thread running;
 
     public DeterministicScheduler(FakeClock clock) {
         this.clock = clock;
@@ -87,7 +88,13 @@ public final class DeterministicScheduler implements Scheduler {
             if (next.due > clock.nanoTime()) {
                 clock.advanceTo(next.due);
             }
-            next.action.run();
+            Thread outer = running;
+            running = Thread.currentThread();
+            try {
+                next.action.run();
+            } finally {
+                running = outer;
+            }
             ran++;
             executed++;
             if (ran > 1_000_000) {
@@ -96,6 +103,12 @@ public final class DeterministicScheduler implements Scheduler {
         }
         clock.advanceTo(Math.max(target, clock.nanoTime()));
         return ran;
+    }
+
+    /** True while the calling thread is running one of this scheduler's tasks. */
+    @Override
+    public boolean runsTaskOnThisThread() {
+        return running == Thread.currentThread();
     }
 
     /** Number of tasks waiting, cancelled ones excluded. */

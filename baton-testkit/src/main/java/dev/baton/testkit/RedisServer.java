@@ -7,15 +7,23 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * A private {@code redis-server} process for tests: its own free loopback port, its own temporary directory, no
  * persistence unless asked. Tests never rely on a Redis someone else started (DESIGN §7), and can inject the faults
  * the election must survive: {@link #kill()}, {@link #stop()} + {@link #restart()} (a server that lost its data), and
  * {@link #pause()} (a hung server that still accepts TCP connections).
+ *
+ * <p>It can also come back with an <em>older</em> state, as a production Redis does when it is restored from an RDB
+ * snapshot or its AOF lost the last second before a crash: {@link #snapshot()} + {@link #restartFrom(Snapshot)},
+ * {@link #aofMark()} + {@link #restartWithAofTruncatedTo(AofMark)} (with {@link Builder#appendOnly(boolean)}), and
+ * {@link #restartEmpty()}. Every restart keeps the port, so clients reconnect on their own.
  *
  * <p>Every server started is stopped and its directory deleted by {@link #close()}, and by a JVM shutdown hook if a
  * test forgot or failed before closing it. Instances are thread-safe.
@@ -39,6 +47,9 @@ public final class RedisServer implements AutoCloseable {
     private static final long POLL_MILLIS = 20;
     private static final long RETRY_PAUSE_MILLIS = 200;
     private static final int LOG_TAIL_LINES = 30;
+    private static final Duration PERSISTENCE_TIMEOUT = Duration.ofSeconds(20);
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
+    private static final String SNAPSHOTS = "snapshots";
 
     private static final Set<RedisServer> LIVE = ConcurrentHashMap.newKeySet();
     private static final Thread SHUTDOWN_HOOK = new Thread(RedisServer::closeAllLive, "baton-redis-server-cleanup");
@@ -48,18 +59,21 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private final Path binary;
-    private final boolean persistence;
+    private final boolean appendOnly;
     private final Path dir;
+    private final RedisDataFiles files;
     private int port;
+    private int snapshots;
     private Process process;
     private boolean paused;
     private boolean closed;
 
-    private RedisServer(Path binary, int port, boolean persistence, Path dir) {
+    private RedisServer(Path binary, int port, boolean appendOnly, Path dir) {
         this.binary = binary;
         this.port = port;
-        this.persistence = persistence;
+        this.appendOnly = appendOnly;
         this.dir = dir;
+        this.files = new RedisDataFiles(dir);
     }
 
     /** Starts a fresh private server on a free loopback port, without persistence. */
@@ -130,13 +144,146 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
-     * Starts the server again on the same port and directory, stopping it first if it is still running. Without
-     * persistence the new server starts empty, like a production Redis that lost its data.
+     * Starts the server again on the same port and directory, stopping it first (SIGTERM) if it is still running.
+     * Without {@link Builder#appendOnly(boolean) AOF} the new server starts empty, like a production Redis that lost
+     * its data (a {@link #snapshot()} is kept aside and never loaded by this method); with AOF it loads the AOF.
+     * {@link #kill()} followed by {@code restart()} is a crash and restart; on a server without AOF that is also what
+     * {@link #restartEmpty()} does.
      */
     public synchronized void restart() {
         requireOpen();
         stop();
-        launch(true);
+        launch(true, appendOnly);
+    }
+
+    /**
+     * Kills the server with SIGKILL if it runs, deletes every snapshot and AOF in its directory (snapshots taken with
+     * {@link #snapshot()} are kept aside and survive) and starts it again empty on the same port, with the same
+     * configuration: a Redis that lost all its data, AOF or not.
+     */
+    public synchronized void restartEmpty() {
+        requireOpen();
+        kill();
+        files.removeAll();
+        launch(true, appendOnly);
+    }
+
+    /**
+     * Takes an RDB snapshot of the running server, as a production Redis does on its {@code save} schedule: runs
+     * {@code BGSAVE} (scheduled after an AOF rewrite if one is running), waits up to 20 s until it completed
+     * ({@code rdb_bgsave_in_progress:0}, {@code rdb_last_bgsave_status:ok}), and copies the {@code dump.rdb} aside.
+     * Writes acknowledged before this call are in the snapshot. The snapshot lives in the server's directory until
+     * {@link #close()}; hand it to {@link #restartFrom(Snapshot)} to bring the server back to it.
+     *
+     * @throws IllegalStateException if the server is not running or the save failed or did not finish in time
+     */
+    public synchronized Snapshot snapshot() {
+        requireOpen();
+        requireRunning();
+        // Without save points Redis never writes dump.rdb by itself, so once it exists again our BGSAVE wrote it.
+        RedisDataFiles.delete(files.dump());
+        command("BGSAVE", "SCHEDULE");
+        awaitPersistence("BGSAVE", info -> {
+            if (!Files.isRegularFile(files.dump()) || !"0".equals(info.get("rdb_bgsave_in_progress"))) {
+                return false;
+            }
+            if (!"ok".equals(info.get("rdb_last_bgsave_status"))) {
+                throw new IllegalStateException("BGSAVE failed on " + this + "; log tail:\n" + logTail());
+            }
+            return true;
+        });
+        snapshots++;
+        Path copy = dir.resolve(SNAPSHOTS).resolve("snapshot-" + snapshots + ".rdb");
+        RedisDataFiles.copy(files.dump(), copy);
+        RedisDataFiles.delete(files.dump());
+        return new Snapshot(this, copy, snapshots);
+    }
+
+    /**
+     * Brings the server back to {@code snapshot}, as an operator restoring a backup or a Redis restarting from its
+     * last RDB would: kills it with SIGKILL if it runs, removes every AOF and puts the snapshot in place as the only
+     * data, starts it again on the same port and waits until it answers PING. A server with
+     * {@link Builder#appendOnly(boolean) AOF} loads the snapshot with AOF off, then turns AOF on again and waits until
+     * the AOF holds the restored data, so later restarts keep it.
+     *
+     * @throws IllegalArgumentException if {@code snapshot} was taken by another server
+     */
+    public synchronized void restartFrom(Snapshot snapshot) {
+        requireOpen();
+        if (snapshot == null || snapshot.server != this) {
+            throw new IllegalArgumentException("snapshot " + snapshot + " was not taken by " + this);
+        }
+        kill();
+        files.removeAll();
+        RedisDataFiles.copy(snapshot.file, files.dump());
+        // Redis with AOF on loads only the AOF, never dump.rdb: load the snapshot without it, then switch it on, which
+        // rewrites the AOF from the loaded data.
+        launch(true, false);
+        if (appendOnly) {
+            command("CONFIG", "SET", "appendonly", "yes");
+            awaitPersistence("the AOF rewrite after loading " + snapshot, info -> {
+                if (!"1".equals(info.get("aof_enabled")) || !"0".equals(info.get("aof_rewrite_in_progress"))
+                        || !"0".equals(info.get("aof_rewrite_scheduled")) || files.incrementalAof().isEmpty()) {
+                    return false;
+                }
+                if (!"ok".equals(info.get("aof_last_bgrewrite_status"))) {
+                    throw new IllegalStateException("AOF rewrite failed on " + this + "; log tail:\n" + logTail());
+                }
+                return true;
+            });
+        }
+        // Loaded; without it in place a later restart() of a server without AOF starts empty, as documented.
+        RedisDataFiles.delete(files.dump());
+    }
+
+    /**
+     * Marks how far the AOF reaches now, for {@link #restartWithAofTruncatedTo(AofMark)}: waits (up to 20 s) until
+     * every acknowledged write is in the file ({@code aof_buffer_length:0}, no rewrite running), then records the
+     * length of the AOF's incremental file (the last {@code type i} file in Redis 7's manifest, or Redis 6's single
+     * file). Call it after the writes you want to keep. Automatic AOF rewrites are off on these servers, so the
+     * file stays the same until a restart.
+     *
+     * @throws IllegalStateException if the server runs without AOF or is not running
+     */
+    public synchronized AofMark aofMark() {
+        requireOpen();
+        requireAppendOnly();
+        requireRunning();
+        awaitPersistence("the AOF buffer to reach the file", info -> "0".equals(info.get("aof_buffer_length"))
+                && "0".equals(info.get("aof_rewrite_in_progress")) && "0".equals(info.get("aof_rewrite_scheduled")));
+        Path incremental = files.incrementalAof()
+                .orElseThrow(() -> new IllegalStateException("no append-only file in " + dir));
+        return new AofMark(this, incremental, RedisDataFiles.size(incremental));
+    }
+
+    /**
+     * Crashes the server and brings it back with its AOF cut at {@code mark}, which is what {@code appendfsync
+     * everysec} losing its last second looks like: SIGKILL, truncate the incremental file to the marked length,
+     * start again on the same port (with {@code aof-load-truncated yes}) and wait until it answers PING. Writes made
+     * after the mark are gone; those before it are back.
+     *
+     * @throws IllegalArgumentException if {@code mark} was taken by another server
+     * @throws IllegalStateException if the AOF was replaced or is shorter than the mark
+     */
+    public synchronized void restartWithAofTruncatedTo(AofMark mark) {
+        requireOpen();
+        requireAppendOnly();
+        if (mark == null || mark.server != this) {
+            throw new IllegalArgumentException("AOF mark " + mark + " was not taken by " + this);
+        }
+        kill();
+        Path current = files.incrementalAof().orElse(null);
+        if (!mark.file.equals(current)) {
+            throw new IllegalStateException("the AOF now writes to " + current + ", not " + mark.file
+                    + " (restarted or rewritten since the mark)");
+        }
+        long length = RedisDataFiles.size(current);
+        if (length < mark.length) {
+            throw new IllegalStateException(current + " has " + length + " bytes, fewer than the mark's "
+                    + mark.length);
+        }
+        RedisDataFiles.truncate(current, mark.length);
+        launch(true, true);
     }
 
     /** Freezes the server with SIGSTOP: it keeps its socket and accepts connections but answers nothing. */
@@ -174,6 +321,11 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** Whether the server runs with an AOF ({@link Builder#appendOnly(boolean)}). */
+    public boolean isAppendOnly() {
+        return appendOnly;
+    }
+
     /** The server's working directory (config, log, AOF); package-private for tests of the launcher. */
     Path directory() {
         return dir;
@@ -184,12 +336,12 @@ public final class RedisServer implements AutoCloseable {
         return "RedisServer[" + uri() + ", dir=" + dir + "]";
     }
 
-    private void launch(boolean samePort) {
+    private void launch(boolean samePort, boolean aof) {
         IllegalStateException failure = null;
         for (int attempt = 1; attempt <= LAUNCH_ATTEMPTS; attempt++) {
             int candidate = samePort || port != 0 ? port : ServerProcesses.freePort(HOST);
             try {
-                process = spawn(candidate);
+                process = spawn(candidate, aof);
                 awaitReady(process, candidate);
                 port = candidate;
                 return;
@@ -207,10 +359,10 @@ public final class RedisServer implements AutoCloseable {
         throw failure;
     }
 
-    private Process spawn(int candidate) {
+    private Process spawn(int candidate, boolean aof) {
         try {
             Path config = dir.resolve(CONFIG_FILE);
-            Files.writeString(config, config(candidate), StandardCharsets.UTF_8);
+            Files.writeString(config, config(candidate, aof), StandardCharsets.UTF_8);
             return new ProcessBuilder(binary.toString(), config.toString())
                     .directory(dir.toFile())
                     .redirectErrorStream(true)
@@ -221,16 +373,21 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    private String config(int candidate) {
+    private String config(int candidate, boolean aof) {
         List<String> lines = new ArrayList<>();
         lines.add("bind " + HOST);
         lines.add("port " + candidate);
         lines.add("daemonize no");
         lines.add("dir " + quote(dir.toString()));
         lines.add("logfile \"\"");
+        // No save points: snapshots are taken only by snapshot(), so a test decides what an older state holds.
         lines.add("save \"\"");
-        lines.add("appendonly " + (persistence ? "yes" : "no"));
+        lines.add("dbfilename dump.rdb");
+        lines.add("appendonly " + (aof ? "yes" : "no"));
         lines.add("appendfsync everysec");
+        // A rewrite would move writes to a new incremental file and invalidate an AofMark.
+        lines.add("auto-aof-rewrite-percentage 0");
+        lines.add("aof-load-truncated yes");
         return String.join("\n", lines) + "\n";
     }
 
@@ -261,6 +418,59 @@ public final class RedisServer implements AutoCloseable {
             return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
         } catch (IOException e) {
             return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** Runs one command on the server, turning a socket failure into an {@link IllegalStateException}. */
+    private String command(String... args) {
+        try {
+            return RespProbe.call(HOST, port, COMMAND_TIMEOUT, args);
+        } catch (IOException e) {
+            throw new IllegalStateException(String.join(" ", args) + " failed on " + this + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** {@code INFO persistence} as field name to value. */
+    private Map<String, String> persistenceInfo() {
+        Map<String, String> fields = new HashMap<>();
+        for (String line : command("INFO", "persistence").split("\r\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0 && !line.startsWith("#")) {
+                fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+            }
+        }
+        return fields;
+    }
+
+    /** Polls {@code INFO persistence} until {@code done} says so, for at most {@link #PERSISTENCE_TIMEOUT}. */
+    private void awaitPersistence(String what, Predicate<Map<String, String>> done) {
+        long deadline = System.nanoTime() + PERSISTENCE_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("redis-server exited while waiting for " + what + "; log tail:\n"
+                        + logTail());
+            }
+            if (done.test(persistenceInfo())) {
+                return;
+            }
+            ServerProcesses.waitQuietly(process, POLL_MILLIS, "redis-server");
+        }
+        throw new IllegalStateException(what + " did not finish within " + PERSISTENCE_TIMEOUT.toSeconds()
+                + " s on " + this + "; INFO persistence: " + persistenceInfo());
+    }
+
+    private void requireRunning() {
+        if (!isRunning()) {
+            throw new IllegalStateException("redis-server is not running");
+        }
+        if (paused) {
+            throw new IllegalStateException("redis-server is paused; resume() it first");
+        }
+    }
+
+    private void requireAppendOnly() {
+        if (!appendOnly) {
+            throw new IllegalStateException(this + " runs without AOF; build it with appendOnly(true)");
         }
     }
 
@@ -300,7 +510,7 @@ public final class RedisServer implements AutoCloseable {
     public static final class Builder {
 
         private int port;
-        private boolean persistence;
+        private boolean appendOnly;
         private Path binary;
 
         private Builder() {}
@@ -314,9 +524,19 @@ public final class RedisServer implements AutoCloseable {
             return this;
         }
 
-        /** Whether to keep data across {@link RedisServer#restart()} (AOF, fsync every second). Default off. */
+        /** The same as {@link #appendOnly(boolean)}: whether data survives {@link RedisServer#restart()}. */
         public Builder persistence(boolean persistence) {
-            this.persistence = persistence;
+            return appendOnly(persistence);
+        }
+
+        /**
+         * Whether the server keeps an append-only file ({@code appendonly yes}, {@code appendfsync everysec}; Redis
+         * 7's multi-part AOF in {@code appendonlydir/}), so data survives {@link RedisServer#restart()} and
+         * {@link RedisServer#aofMark()} works. Automatic rewrites are off. RDB snapshots stay possible either way
+         * ({@link RedisServer#snapshot()}). Default off.
+         */
+        public Builder appendOnly(boolean appendOnly) {
+            this.appendOnly = appendOnly;
             return this;
         }
 
@@ -335,17 +555,68 @@ public final class RedisServer implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create a temporary directory for redis-server", e);
             }
-            RedisServer server = new RedisServer(executable, port, persistence, dir);
+            RedisServer server = new RedisServer(executable, port, appendOnly, dir);
             LIVE.add(server);
             try {
                 synchronized (server) {
-                    server.launch(false);
+                    server.launch(false, server.appendOnly);
                 }
                 return server;
             } catch (RuntimeException e) {
                 server.close();
                 throw e;
             }
+        }
+    }
+
+    /**
+     * An RDB snapshot taken by {@link RedisServer#snapshot()}: an opaque handle to a copy of {@code dump.rdb} kept in
+     * the server's directory. Only the server that took it can {@link RedisServer#restartFrom(Snapshot) restart}
+     * from it, as often as wanted.
+     */
+    public static final class Snapshot {
+
+        private final RedisServer server;
+        private final Path file;
+        private final int number;
+
+        private Snapshot(RedisServer server, Path file, int number) {
+            this.server = server;
+            this.file = file;
+            this.number = number;
+        }
+
+        @Override
+        public String toString() {
+            return "Snapshot[" + number + " of " + server.uri() + "]";
+        }
+    }
+
+    /**
+     * How far a server's AOF reached when {@link RedisServer#aofMark()} was called: the incremental file and its
+     * length in bytes. Only the server that took it can {@link RedisServer#restartWithAofTruncatedTo(AofMark) cut}
+     * its AOF back to it.
+     */
+    public static final class AofMark {
+
+        private final RedisServer server;
+        private final Path file;
+        private final long length;
+
+        private AofMark(RedisServer server, Path file, long length) {
+            this.server = server;
+            this.file = file;
+            this.length = length;
+        }
+
+        /** The marked length of the incremental AOF file, in bytes. */
+        public long length() {
+            return length;
+        }
+
+        @Override
+        public String toString() {
+            return "AofMark[" + file.getFileName() + " at " + length + " bytes of " + server.uri() + "]";
         }
     }
 }

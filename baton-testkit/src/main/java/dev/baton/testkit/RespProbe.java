@@ -13,7 +13,8 @@ import java.util.OptionalLong;
 /**
  * Asks a Redis server a question over a plain socket (RESP), so the launcher needs no client library. {@link #ping}
  * tells whether something answers; {@link #serverPid} tells whether it is the process we started, which matters when
- * another server already holds the port and answers for ours while ours fails to bind.
+ * another server already holds the port and answers for ours while ours fails to bind; {@link #call} sends any
+ * command whose reply is a single value ({@code BGSAVE}, {@code INFO}, {@code CONFIG SET}).
  */
 final class RespProbe {
 
@@ -61,6 +62,52 @@ final class RespProbe {
         } catch (IOException | NumberFormatException e) {
             return OptionalLong.empty();
         }
+    }
+
+    /**
+     * Sends one command and returns its reply as text: a status ({@code +OK} without the {@code +}), an integer, or a
+     * bulk string ({@code null} for a null bulk). An error reply throws {@link IllegalStateException} with the
+     * server's message; arrays are not supported (no caller needs one).
+     */
+    static String call(String host, int port, Duration timeout, String... args) throws IOException {
+        try (Socket socket = connect(host, port, timeout)) {
+            send(socket, encode(args));
+            InputStream in = socket.getInputStream();
+            String line = readLine(in);
+            if (line.isEmpty()) {
+                throw new IOException("no reply to " + args[0]);
+            }
+            switch (line.charAt(0)) {
+                case '+', ':':
+                    return line.substring(1);
+                case '-':
+                    throw new IllegalStateException(args[0] + " failed: " + line.substring(1));
+                case '$':
+                    int length = Integer.parseInt(line.substring(1));
+                    if (length < 0) {
+                        return null;
+                    }
+                    if (length > MAX_BULK) {
+                        throw new IOException(args[0] + " reply of " + length + " bytes is too long");
+                    }
+                    byte[] bulk = in.readNBytes(length);
+                    if (bulk.length < length) {
+                        throw new IOException("truncated reply to " + args[0]);
+                    }
+                    return new String(bulk, StandardCharsets.UTF_8);
+                default:
+                    throw new IOException("unsupported reply to " + args[0] + ": " + line);
+            }
+        }
+    }
+
+    private static byte[] encode(String... args) {
+        StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
+        for (String arg : args) {
+            request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n")
+                    .append(arg).append("\r\n");
+        }
+        return request.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static Socket connect(String host, int port, Duration timeout) throws IOException {

@@ -73,6 +73,122 @@ class RedisServerTest {
     }
 
     @Test
+    void restartFromASnapshotBringsBackTheStateWhenItWasTaken() throws IOException {
+        try (RedisServer redis = RedisServer.start()) {
+            int port = redis.port();
+            long firstPid = redis.pid();
+            call(redis, "SET", "k", "old");
+            RedisServer.Snapshot snapshot = redis.snapshot();
+            call(redis, "SET", "k", "new");
+            call(redis, "SET", "later", "x");
+
+            redis.restartFrom(snapshot);
+
+            assertThat(redis.port()).isEqualTo(port);
+            assertThat(redis.pid()).isNotEqualTo(firstPid);
+            assertThat(call(redis, "GET", "k")).isEqualTo("old");
+            assertThat(call(redis, "EXISTS", "later")).isEqualTo("0");
+        }
+    }
+
+    @Test
+    void aSnapshotCanBeRestoredTwiceAndAPlainRestartStillStartsEmpty() throws IOException {
+        try (RedisServer redis = RedisServer.start()) {
+            call(redis, "SET", "k", "old");
+            RedisServer.Snapshot snapshot = redis.snapshot();
+
+            redis.restart();
+            assertThat(call(redis, "EXISTS", "k")).as("restart() never loads a snapshot").isEqualTo("0");
+
+            redis.restartFrom(snapshot);
+            call(redis, "SET", "k", "changed");
+            redis.restartFrom(snapshot);
+            assertThat(call(redis, "GET", "k")).isEqualTo("old");
+
+            redis.kill();
+            redis.restart();
+            assertThat(call(redis, "EXISTS", "k")).isEqualTo("0");
+        }
+    }
+
+    @Test
+    void anAppendOnlyServerRestoredFromASnapshotKeepsThatStateAcrossLaterRestarts() throws IOException {
+        try (RedisServer redis = RedisServer.builder().appendOnly(true).start()) {
+            assertThat(redis.isAppendOnly()).isTrue();
+            call(redis, "SET", "k", "old");
+            RedisServer.Snapshot snapshot = redis.snapshot();
+            call(redis, "SET", "k", "new");
+
+            redis.restartFrom(snapshot);
+            assertThat(call(redis, "GET", "k")).isEqualTo("old");
+            call(redis, "SET", "after", "1");
+
+            redis.stop();
+            redis.restart();
+            assertThat(call(redis, "GET", "k")).isEqualTo("old");
+            assertThat(call(redis, "GET", "after")).isEqualTo("1");
+        }
+    }
+
+    @Test
+    void anAofCutAtAMarkKeepsTheWritesBeforeItAndLosesThoseAfter() throws IOException {
+        try (RedisServer redis = RedisServer.builder().appendOnly(true).start()) {
+            int port = redis.port();
+            call(redis, "SET", "kept", "1");
+            RedisServer.AofMark mark = redis.aofMark();
+            call(redis, "SET", "lost", "2");
+            call(redis, "SET", "kept", "overwritten");
+            assertThat(redis.aofMark().length()).isGreaterThan(mark.length());
+
+            redis.restartWithAofTruncatedTo(mark);
+
+            assertThat(redis.port()).isEqualTo(port);
+            assertThat(call(redis, "GET", "kept")).isEqualTo("1");
+            assertThat(call(redis, "EXISTS", "lost")).isEqualTo("0");
+        }
+    }
+
+    @Test
+    void restartEmptyForgetsEverythingEvenWithAnAof() throws IOException {
+        try (RedisServer redis = RedisServer.builder().appendOnly(true).start()) {
+            int port = redis.port();
+            call(redis, "SET", "k", "v");
+
+            redis.restartEmpty();
+
+            assertThat(redis.port()).isEqualTo(port);
+            assertThat(call(redis, "EXISTS", "k")).isEqualTo("0");
+            call(redis, "SET", "again", "v");
+            redis.stop();
+            redis.restart();
+            assertThat(call(redis, "EXISTS", "again")).as("the AOF is still on").isEqualTo("1");
+        }
+    }
+
+    @Test
+    void snapshotsAndMarksBelongToTheServerThatTookThem() {
+        try (RedisServer a = RedisServer.builder().appendOnly(true).start();
+                RedisServer b = RedisServer.builder().appendOnly(true).start()) {
+            RedisServer.Snapshot snapshot = a.snapshot();
+            RedisServer.AofMark mark = a.aofMark();
+
+            assertThatThrownBy(() -> b.restartFrom(snapshot)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("not taken by");
+            assertThatThrownBy(() -> b.restartWithAofTruncatedTo(mark))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not taken by");
+            assertThat(b.isRunning()).as("a refused restart leaves the server alone").isTrue();
+        }
+    }
+
+    @Test
+    void anAofMarkNeedsAnAppendOnlyServer() {
+        try (RedisServer redis = RedisServer.start()) {
+            assertThatThrownBy(redis::aofMark).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("appendOnly(true)");
+        }
+    }
+
+    @Test
     void pausedServerCanBeStopped() {
         try (RedisServer redis = RedisServer.start()) {
             redis.pause();
@@ -108,6 +224,10 @@ class RedisServerTest {
     @Test
     void binaryIsAnExecutable() {
         assertThat(Files.isExecutable(RedisServer.binary())).isTrue();
+    }
+
+    private static String call(RedisServer redis, String... args) throws IOException {
+        return RespProbe.call(redis.host(), redis.port(), GENEROUS, args);
     }
 
     /** Sends one command as a RESP array and returns the first line of the reply. */

@@ -122,8 +122,8 @@ final class ListenerAnnouncer {
     private void scheduleRefresh() {
         refreshTimer = scheduler.schedule(refresh, () -> {
             if (running.getAsBoolean()) {
+                scheduleRefresh(); // first: an exception in this announcement must not end the refresh for good
                 announce(true);
-                scheduleRefresh();
             }
         });
     }

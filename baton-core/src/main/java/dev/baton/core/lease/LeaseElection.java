@@ -16,6 +16,7 @@ import dev.baton.core.Registration;
 import dev.baton.core.Role;
 import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.internal.EventDispatcher;
+import dev.baton.core.internal.LeaseDeadline;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.LeaseNotice;
@@ -92,6 +93,8 @@ public final class LeaseElection implements Election {
     // Confined to the scheduler.
     private State state = State.CREATED;
     private Leadership current;
+    /** The only handle that moves {@link #current}'s deadline: listeners get the read-only leadership. */
+    private LeaseDeadline currentDeadline;
     private LeaderInfo known;
     /** The highest term this node has seen granted, denied or announced; never goes back, so late notices are ignored. */
     private long highestTermSeen = Long.MIN_VALUE;
@@ -138,11 +141,12 @@ public final class LeaseElection implements Election {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
         this.random = Objects.requireNonNull(random, "random");
         this.events = new EventDispatcher(eventExecutor);
-        this.metrics = Objects.requireNonNull(metrics, "metrics");
-        this.calls = new TimedCalls(scheduler, clock, metrics);
+        // Its callbacks run inside the renewal and heartbeat loops: one that throws must not end them.
+        this.metrics = GuardedMetrics.guard(Objects.requireNonNull(metrics, "metrics"));
+        this.calls = new TimedCalls(scheduler, clock, this.metrics);
         this.afterClose = afterClose;
         this.membership = new LeaseMembership(store, group, self.withRole(Role.FOLLOWER), config, scheduler, clock,
-                metrics, events::emit, this::reportError);
+                this.metrics, events::emit, this::reportError);
     }
 
     // ------------------------------------------------------------------ public API (any thread)
@@ -252,7 +256,8 @@ public final class LeaseElection implements Election {
 
     /**
      * Closes the election. A leader stops acting, its listeners are told, and its lease is released; this process's
-     * registry entry is removed. Blocks until that is done, at most about the lease TTL.
+     * registry entry is removed. {@link #close()} blocks until that is done, at most about the lease TTL, except when
+     * called from a listener or on the election's own thread (see {@link Election#close()}).
      */
     @Override
     public CompletableFuture<Void> closeAsync() {
@@ -265,9 +270,15 @@ public final class LeaseElection implements Election {
 
     @Override
     public void close() {
-        closeAsync();
+        CompletableFuture<Void> done = closeAsync();
+        if (events.deliveringOnThisThread() || scheduler.runsTaskOnThisThread()) {
+            // The close needs this thread (a listener on a direct executor runs on the scheduler's thread) or waits
+            // for this listener to return: waiting here would wait for ourselves until the timeout, with the lease
+            // held all along. The release goes out as soon as this call returns.
+            return;
+        }
         try {
-            closed.get(config.leaseTtl().toNanos() + config.storeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            done.get(config.leaseTtl().toNanos() + config.storeTimeout().toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
@@ -372,7 +383,8 @@ public final class LeaseElection implements Election {
         state = State.LEADING;
         publishedState = NodeState.LEADER;
         wakeTimer.cancel();
-        current = new Leadership(group, nodeId, term, deadline, clock, this::holdsTerm);
+        currentDeadline = new LeaseDeadline(deadline);
+        current = currentDeadline.leadership(group, nodeId, term, clock, this::holdsTerm);
         published = current;
         openElection();
         events.emit(new ElectionEvent.LeadershipAcquired(clock.instant(), current));
@@ -448,7 +460,7 @@ public final class LeaseElection implements Election {
         }
         problem = null;
         metrics.leaseRenewed(clock.nanoTime() - sentAt, current.deadlineNanos() - sentAt);
-        current.extendTo(sentAt + config.localValidity().toNanos());
+        currentDeadline.extendTo(sentAt + config.localValidity().toNanos());
         armDeadline();
         scheduleRenewal(sentAt + config.renewInterval().toNanos());
     }
@@ -473,6 +485,7 @@ public final class LeaseElection implements Election {
         publishedState = NodeState.FOLLOWER;
         published = null;
         current = null;
+        currentDeadline = null;
         renewTimer.cancel();
         deadlineTimer.cancel();
         membership.onLeadershipLost();

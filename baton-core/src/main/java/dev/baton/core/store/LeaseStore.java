@@ -17,8 +17,10 @@ public interface LeaseStore {
 
     /**
      * Takes the group's lease if no unexpired lease exists, or if the caller itself holds it (a node that gave up a
-     * lease locally may take it back, under a new term). The store assigns {@code term = previous term + 1}; the term
-     * must also exceed every term the store could have issued before, even after the store lost its data. On
+     * lease locally may take it back, under a new term). The store assigns a term above the previous one (the
+     * previous term + 1 on the in-memory and PostgreSQL stores; Redis may jump ahead to its clock in microseconds, so
+     * callers must not expect consecutive terms); the term must also exceed every term the store could have issued
+     * before, even after the store lost its data or came back with an older state. On
      * success the store records {@code candidate} as the leader's process info and publishes an
      * {@link LeaseNotice.Kind#ACQUIRED} notice.
      */

@@ -20,14 +20,16 @@ public final class ExecutorScheduler implements Scheduler, AutoCloseable {
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
     private final ScheduledThreadPoolExecutor executor;
+    private volatile Thread thread;
 
     /** Creates a scheduler whose thread is named {@code baton-<name>-<n>}. */
     public ExecutorScheduler(String name) {
         String threadName = "baton-" + name + "-" + SEQUENCE.incrementAndGet();
         this.executor = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, threadName);
-            thread.setDaemon(true);
-            return thread;
+            Thread created = new Thread(runnable, threadName);
+            created.setDaemon(true);
+            thread = created;
+            return created;
         });
         executor.setRemoveOnCancelPolicy(true);
         executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
@@ -51,6 +53,11 @@ public final class ExecutorScheduler implements Scheduler, AutoCloseable {
         long nanos = Math.max(0, delay.toNanos());
         ScheduledFuture<?> future = executor.schedule(() -> runLogged(task), nanos, TimeUnit.NANOSECONDS);
         return () -> future.cancel(false);
+    }
+
+    @Override
+    public boolean runsTaskOnThisThread() {
+        return Thread.currentThread() == thread;
     }
 
     private void runLogged(Runnable task) {

@@ -18,6 +18,14 @@ public interface Scheduler {
     /** Runs {@code task} once {@code delay} has passed on the scheduler's clock. */
     Cancellable schedule(Duration delay, Runnable task);
 
+    /**
+     * True when the calling thread is running one of this scheduler's tasks. A machine uses it to avoid waiting for
+     * its own tasks from inside one (which would wait for itself). Default: false, for schedulers that cannot tell.
+     */
+    default boolean runsTaskOnThisThread() {
+        return false;
+    }
+
     /** A scheduled task that may still be cancelled. Cancelling a task that already ran does nothing. */
     @FunctionalInterface
     interface Cancellable {

@@ -3,6 +3,7 @@ package dev.baton.peer.bully;
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
+import dev.baton.core.internal.LeaseDeadline;
 import dev.baton.core.MemberState;
 import dev.baton.core.NodeState;
 import dev.baton.core.internal.EventDispatcher;
@@ -29,6 +30,7 @@ import dev.baton.peer.bully.BullyMessage.Resign;
 import dev.baton.peer.bully.BullyMessage.Table;
 import dev.baton.peer.bully.FailureDetector.Liveness;
 import dev.baton.peer.internal.NodeOutput;
+import dev.baton.peer.internal.TickFailures;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
 import java.time.Duration;
@@ -75,6 +77,7 @@ final class BullyNode {
     private final Scheduler scheduler;
     private final Random random;
     private final NodeOutput output;
+    private final TickFailures tickFailures;
     private final boolean standalone;
     private final long incarnation;
     private final FailureDetector detector = new FailureDetector(this);
@@ -96,6 +99,8 @@ final class BullyNode {
     private long heardTermSince;
     private long awaitedTerm;
     private Leadership leadership;
+    // The only handle that moves the leadership's deadline; listeners get the read-only leadership.
+    private LeaseDeadline leadershipDeadline;
     private JoinProcess join;
     private String problem;
     private Cancellable tickTimer = Cancellable.NONE;
@@ -118,6 +123,7 @@ final class BullyNode {
         this.scheduler = scheduler;
         this.random = random;
         this.output = new NodeOutput(events, clock);
+        this.tickFailures = new TickFailures(log, clock, output, "[" + group + " " + self + "]");
         long draw;
         do {
             draw = random.nextLong();
@@ -344,6 +350,19 @@ final class BullyNode {
         if (phase == Phase.CLOSED) {
             return;
         }
+        try {
+            runTick();
+        } catch (RuntimeException e) {
+            tickFailures.report("the ping tick", e);
+        } finally {
+            // Whatever this tick did, the next one comes: one exception must not end failure detection for good.
+            if (phase != Phase.CLOSED) {
+                scheduleTick();
+            }
+        }
+    }
+
+    private void runTick() {
         if (member()) {
             if (leader != null && !leader.equals(self) && detector.liveness(leader) == null) {
                 watch();
@@ -366,7 +385,6 @@ final class BullyNode {
             startElection();
         }
         publish();
-        scheduleTick();
     }
 
     /**
@@ -911,8 +929,8 @@ final class BullyNode {
         long wall = clock.instant().toEpochMilli();
         List<GroupMember> dropped = table.takeOver(self, pid, incarnation, card, detector.failed(), wall);
         watch();
-        leadership = new Leadership(group, selfId, term, confirmedAt + config.leadershipValidity().toNanos(), clock,
-                output::holds);
+        leadershipDeadline = new LeaseDeadline(confirmedAt + config.leadershipValidity().toNanos());
+        leadership = leadershipDeadline.leadership(group, selfId, term, clock, output::holds);
         log.debug("{} leads group {} with term {} (pid {})", self, group, term, pid);
         setLeader(self);
         output.acquired(leadership);
@@ -974,7 +992,7 @@ final class BullyNode {
     }
 
     private void confirmed(long issued) {
-        leadership.extendTo(issued + config.leadershipValidity().toNanos());
+        leadershipDeadline.extendTo(issued + config.leadershipValidity().toNanos());
         problem = null;
         scheduleDeadline();
         scheduleStoreCheck();
@@ -1017,6 +1035,7 @@ final class BullyNode {
     private CompletableFuture<Void> lose(LossReason reason) {
         Leadership held = leadership;
         leadership = null;
+        leadershipDeadline = null;
         storeTimer.cancel();
         deadlineTimer.cancel();
         return output.lost(term, reason, held != null);

@@ -201,10 +201,17 @@ public abstract class PeerElection implements Election {
         return closed;
     }
 
-    /** {@link #closeAsync()}, waiting for the farewell to go out (bounded by the close wait plus a second). */
+    /**
+     * {@link #closeAsync()}, waiting for the farewell to go out (bounded by the close wait plus a second); from a
+     * listener or the machine's own thread it does not wait (see {@link Election#close()}).
+     */
     @Override
     public final void close() {
         closeAsync();
+        if (events.deliveringOnThisThread() || scheduler.runsTaskOnThisThread()) {
+            // The farewell needs this thread or waits for this listener to return: waiting would wait for ourselves.
+            return;
+        }
         try {
             closed.get(closeWait.toNanos() + Duration.ofSeconds(1).toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {

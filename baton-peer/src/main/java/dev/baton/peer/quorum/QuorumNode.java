@@ -5,6 +5,7 @@ import static dev.baton.peer.quorum.QuorumMessage.NO_STAMP;
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
+import dev.baton.core.internal.LeaseDeadline;
 import dev.baton.core.MemberState;
 import dev.baton.core.NodeState;
 import dev.baton.core.internal.EventDispatcher;
@@ -13,6 +14,7 @@ import dev.baton.core.time.Scheduler;
 import dev.baton.core.time.Scheduler.Cancellable;
 import dev.baton.peer.MemberCard;
 import dev.baton.peer.internal.NodeOutput;
+import dev.baton.peer.internal.TickFailures;
 import dev.baton.peer.quorum.Acceptor.Verdict;
 import dev.baton.peer.quorum.QuorumMessage.BarrierAck;
 import dev.baton.peer.quorum.QuorumMessage.BarrierUpdate;
@@ -92,6 +94,7 @@ final class QuorumNode {
     private final Scheduler scheduler;
     private final Random random;
     private final NodeOutput output;
+    private final TickFailures tickFailures;
     private final Acceptor acceptor;
     private final boolean seed;
     private final long ttl;
@@ -129,6 +132,8 @@ final class QuorumNode {
     private MemberView view = new MemberView(0);
     private LeaderDuties duties;
     private Leadership leadership;
+    // The only handle that moves the leadership's deadline; listeners get the read-only leadership.
+    private LeaseDeadline leadershipDeadline;
     private Proposer election;
     private Recovery recovery;
     private final Map<PeerAddress, Long> peers = new TreeMap<>();
@@ -151,6 +156,7 @@ final class QuorumNode {
         this.scheduler = scheduler;
         this.random = random;
         this.output = new NodeOutput(events, clock);
+        this.tickFailures = new TickFailures(log, clock, output, "[" + group + " " + self + "]");
         this.acceptor = new Acceptor(durable);
         this.seed = config.seeds().contains(self);
         this.ttl = config.ttlTimeout().toNanos();
@@ -439,6 +445,19 @@ final class QuorumNode {
         if (phase == Phase.CLOSED) {
             return;
         }
+        try {
+            runTick();
+        } catch (RuntimeException e) {
+            tickFailures.report("the heartbeat tick", e);
+        } finally {
+            // Whatever this tick did, the next one comes: one exception must not end keep-alives and check-quorum.
+            if (phase != Phase.CLOSED) {
+                scheduleTick();
+            }
+        }
+    }
+
+    private void runTick() {
         long now = clock.nanoTime();
         switch (phase) {
             case FOLLOWING -> {
@@ -456,7 +475,6 @@ final class QuorumNode {
         }
         prunePeers(now);
         publish();
-        scheduleTick();
     }
 
     private void prunePeers(long now) {
@@ -803,9 +821,7 @@ final class QuorumNode {
         if (phase == Phase.LEADER_ELECT) {
             becomeLeader(deadline);
         } else if (phase == Phase.LEADING && leadership != null) {
-            long before = leadership.deadlineNanos();
-            leadership.extendTo(deadline);
-            if (leadership.deadlineNanos() != before) {
+            if (leadershipDeadline.extendTo(deadline)) {
                 armDeadline();
             }
         }
@@ -813,7 +829,8 @@ final class QuorumNode {
 
     private void becomeLeader(long deadline) {
         enterPhase(Phase.LEADING);
-        leadership = new Leadership(group, selfId, leaderVersion, deadline, clock, output::holds);
+        leadershipDeadline = new LeaseDeadline(deadline);
+        leadership = leadershipDeadline.leadership(group, selfId, leaderVersion, clock, output::holds);
         output.acquired(leadership);
         closeRound(true);
         armDeadline();
@@ -857,6 +874,7 @@ final class QuorumNode {
         boolean wasValid = phase == Phase.LEADING;
         enterPhase(Phase.SEEKING);
         leadership = null;
+        leadershipDeadline = null;
         duties = null;
         deadlineTimer.cancel();
         resignedVersion = term;
@@ -876,6 +894,7 @@ final class QuorumNode {
         boolean wasValid = phase == Phase.LEADING;
         long term = leaderVersion;
         leadership = null;
+        leadershipDeadline = null;
         duties = null;
         deadlineTimer.cancel();
         resignedVersion = term;

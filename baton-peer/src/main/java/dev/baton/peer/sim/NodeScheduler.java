@@ -37,6 +37,11 @@ public final class NodeScheduler implements Scheduler {
     }
 
     @Override
+    public boolean runsTaskOnThisThread() {
+        return shared.runsTaskOnThisThread();
+    }
+
+    @Override
     public Cancellable schedule(Duration delay, Runnable task) {
         return shared.schedule(delay, () -> {
             if (!crashed) {

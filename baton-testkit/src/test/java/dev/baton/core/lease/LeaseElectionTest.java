@@ -11,12 +11,17 @@ import dev.baton.core.ElectionEvent.LeaderChanged;
 import dev.baton.core.ElectionEvent.LeadershipAcquired;
 import dev.baton.core.ElectionEvent.LeadershipLost;
 import dev.baton.core.ElectionEvent.LossReason;
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
+import dev.baton.core.NodeInfo;
 import dev.baton.core.store.Lease;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class LeaseElectionTest {
@@ -92,6 +97,65 @@ class LeaseElectionTest {
     }
 
     @Test
+    void theDeadlineAListenerHoldsMovesOnlyWithASuccessfulRenewal() {
+        Cluster.Node a = cluster.add("a");
+        List<Leadership> handed = new ArrayList<>();
+        a.election.addListener(event -> {
+            if (event instanceof LeadershipAcquired acquired) {
+                handed.add(acquired.leadership());
+            }
+        });
+        a.election.start();
+        cluster.scheduler.runUntilIdle();
+        Leadership held = handed.get(0);
+        long granted = held.deadlineNanos();
+        cluster.advance(config.renewInterval().plusMillis(1));
+        assertThat(held.deadlineNanos()).as("moved by the renewal").isGreaterThan(granted);
+        long renewed = held.deadlineNanos();
+
+        a.link.hang();
+        while (cluster.clock.nanoTime() < renewed - 1) {
+            cluster.advance(Duration.ofNanos(Math.min(Duration.ofMillis(10).toNanos(),
+                    renewed - 1 - cluster.clock.nanoTime())));
+            assertThat(held.deadlineNanos()).isEqualTo(renewed);
+            assertThat(held.isValid()).isTrue();
+        }
+        cluster.advance(Duration.ofNanos(1));
+
+        assertThat(held.isValid()).as("at the deadline of the last successful renewal").isFalse();
+        assertThat(a.leads()).isFalse();
+    }
+
+    @Test
+    void aMetricsCallbackThatThrowsDoesNotEndRenewalsOrHeartbeats() {
+        ElectionMetrics broken = new ElectionMetrics() {
+            @Override
+            public void storeCall(String operation, long nanos, boolean succeeded) {
+                throw new IllegalStateException("metrics registry closed");
+            }
+
+            @Override
+            public void leaseRenewed(long latencyNanos, long marginNanos) {
+                throw new IllegalStateException("metrics registry closed");
+            }
+        };
+        LeaseElection a = new LeaseElection(cluster.store, cluster.group, NodeInfo.of("a", "test-a"), config,
+                cluster.clock, cluster.scheduler, new Random(1), Runnable::run, broken, null);
+        List<ElectionEvent> events = new ArrayList<>();
+        a.addListener(events::add);
+        a.start();
+        cluster.scheduler.runUntilIdle();
+
+        cluster.advance(Duration.ofMinutes(2));
+
+        assertThat(a.isLeader()).isTrue();
+        assertThat(events).noneMatch(LeadershipLost.class::isInstance);
+        assertThat(cluster.store.members(cluster.group).join()).extracting(NodeInfo::id).containsExactly("a");
+        a.closeAsync();
+        cluster.scheduler.runUntilIdle();
+    }
+
+    @Test
     void leadershipLostIsEmittedOncePerTerm() {
         Cluster.Node a = cluster.start("a");
         a.link.hang();
@@ -118,6 +182,22 @@ class LeaseElectionTest {
         long bAcquired = b.nanosOf(LeadershipAcquired.class, 0);
         assertThat(aLost).isLessThan(bAcquired);
         assertThat(b.election.leadership().orElseThrow().term()).isEqualTo(2);
+    }
+
+    @Test
+    void withoutTheLocalDeadlineAHungLeaderOverlapsItsSuccessor() {
+        // The unsafe mode the fault harness's --naive runs: what the designs Baton replaces do.
+        Cluster naive = new Cluster(config.toBuilder().localDeadline(false).build(), 1);
+        Cluster.Node a = naive.start("a");
+        Cluster.Node b = naive.start("b");
+        naive.advance(Duration.ofMillis(1500));
+        a.link.hang();
+
+        naive.advance(config.leaseTtl().multipliedBy(3));
+
+        assertThat(b.leads()).isTrue();
+        assertThat(a.leads()).as("a cut-off leader without a local deadline").isTrue();
+        assertThat(naive.leaders()).containsExactlyInAnyOrder(a, b);
     }
 
     @Test

@@ -114,8 +114,9 @@ final class Reconciler {
     private void scheduleTick() {
         tickTimer = env.scheduler().schedule(env.config().reconcileInterval(), () -> {
             if (active.getAsBoolean()) {
-                regenerate("reconcile interval");
+                // Rescheduled first: an exception in this round must not end the periodic reconcile for good.
                 scheduleTick();
+                regenerate("reconcile interval");
             }
         });
     }

@@ -103,20 +103,23 @@ final class ResultRouter {
 
     private void scheduleResend() {
         resendTimer = env.scheduler().schedule(env.config().resendAfter().dividedBy(2), () -> {
-            outbound.resendDue();
-            if (stopped && (outbound.pending() == 0
-                    || env.clock().nanoTime() - stoppedAt >= env.config().drainTimeout().toNanos())) {
-                return; // drained, or gave up: the next leader has the workers now
+            try {
+                outbound.resendDue();
+            } finally {
+                // Even after an exception in this round: resends must go on until drained or given up.
+                if (!stopped || (outbound.pending() > 0
+                        && env.clock().nanoTime() - stoppedAt < env.config().drainTimeout().toNanos())) {
+                    scheduleResend();
+                } // else drained, or gave up: the next leader has the workers now
             }
-            scheduleResend();
         });
     }
 
     private void scheduleMembers() {
         membersTimer = env.scheduler().schedule(env.config().membershipRefreshInterval(), () -> {
             if (!stopped) {
+                scheduleMembers(); // first: an exception in this refresh must not end the periodic refresh
                 refreshMembers();
-                scheduleMembers();
             }
         });
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.core.Leadership;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
+import dev.baton.core.internal.LeaseDeadline;
 import dev.baton.core.memory.InMemoryStore;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.testkit.DeterministicScheduler;
@@ -117,7 +118,8 @@ class DeposedLeaderTest {
     @Test
     void aLeaderWhoseLeadershipIsExtendedAfterAFreezeCarriesOn() {
         long term = granted(store.acquire("cameras", NodeInfo.of("thawed", "x"), Duration.ofSeconds(30)));
-        Leadership leadership = leadership("thawed", term);
+        LeaseDeadline deadline = new LeaseDeadline(clock.nanoTime() + Duration.ofMillis(2500).toNanos());
+        Leadership leadership = deadline.leadership("cameras", "thawed", term, clock, t -> true);
         List<Runnable> hookCalls = new ArrayList<>(); // the source and the assignment hook run when the test says
         Runnable runHookCalls = () -> {
             List.copyOf(hookCalls).forEach(Runnable::run);
@@ -138,7 +140,7 @@ class DeposedLeaderTest {
         runHookCalls.run();
         assertThat(nothingRecorded()).isTrue();
 
-        leadership.extendTo(clock.nanoTime() + Duration.ofSeconds(30).toNanos()); // a renewal sent before the freeze
+        deadline.extendTo(clock.nanoTime() + Duration.ofSeconds(30).toNanos()); // a renewal sent before the freeze
         for (int i = 0; i < 40; i++) {
             scheduler.advance(Duration.ofMillis(100));
             runHookCalls.run();
