@@ -1,0 +1,89 @@
+package dev.baton.server.chaos;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/**
+ * The faults a chaos trial can inject, by the name they carry in the history file and the report ({@code kill-node},
+ * {@code store-blackhole}, ...). The report groups trials by these names.
+ */
+enum FaultKind {
+    /** No fault: the trial measures the cluster at rest. */
+    NONE("none", false, false),
+    /** The harness SIGKILLs one node's process. */
+    KILL_NODE("kill-node", false, false),
+    /** The harness SIGSTOPs one node's process, then SIGCONTs it. */
+    PAUSE_NODE("pause-node", false, false),
+    /** The store restarts with no data. */
+    STORE_RESTART_EMPTY("store-restart-empty", true, false),
+    /** The store comes back from an earlier snapshot. */
+    STORE_RESTORE_SNAPSHOT("store-restore-snapshot", true, false),
+    /** The store comes back from an append-only file that lost its tail. */
+    STORE_TRUNCATED_AOF("store-truncated-aof", true, false),
+    /** The store comes back from an older backup. */
+    STORE_RESTORE_BACKUP("store-restore-backup", true, false),
+    /** The store's process is paused. */
+    STORE_PAUSE("store-pause", false, false),
+    /** The connection between one node and the store gets slow. */
+    STORE_LATENCY("store-latency", false, false),
+    /** One node's traffic to the store is silently dropped. */
+    STORE_BLACKHOLE("store-blackhole", false, true),
+    /** One node's connections to the store are reset. */
+    STORE_RESET("store-reset", false, true),
+    /** One node is cut off from the others (and from the store). */
+    PARTITION_ONE("partition-one", false, true),
+    /** The cluster is split in two sides. */
+    PARTITION_TWO("partition-two", false, true);
+
+    private final String wireName;
+    private final boolean canLoseData;
+    private final boolean cutsOffTarget;
+
+    FaultKind(String wireName, boolean canLoseData, boolean cutsOffTarget) {
+        this.wireName = wireName;
+        this.canLoseData = canLoseData;
+        this.cutsOffTarget = cutsOffTarget;
+    }
+
+    /** The name in the history file and the report, e.g. {@code store-blackhole}. */
+    @JsonValue
+    String wireName() {
+        return wireName;
+    }
+
+    /** Whether the fault can make the store forget writes it acknowledged (so acknowledged items are not checked). */
+    boolean canLoseData() {
+        return canLoseData;
+    }
+
+    /**
+     * Whether the node a fault of this kind targets should be taken to have lost its leadership when the fault
+     * starts: it can no longer renew, so by the time anyone notices, its lease has run out or is about to.
+     */
+    boolean cutsOffTarget() {
+        return cutsOffTarget;
+    }
+
+    /**
+     * The kind named {@code name}.
+     *
+     * @throws IllegalArgumentException naming the unknown kind and the known ones
+     */
+    @JsonCreator
+    static FaultKind of(String name) {
+        for (FaultKind kind : values()) {
+            if (kind.wireName.equals(name)) {
+                return kind;
+            }
+        }
+        throw new IllegalArgumentException("unknown fault kind '" + name + "' (known: "
+                + Arrays.stream(values()).map(FaultKind::wireName).collect(Collectors.joining(", ")) + ")");
+    }
+
+    @Override
+    public String toString() {
+        return wireName;
+    }
+}
