@@ -1,11 +1,14 @@
 package dev.baton.server.chaos;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -17,6 +20,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Everything the chaos harness saw during a run, in the order it was recorded. Append-only; {@link #append} may be
@@ -34,6 +40,10 @@ final class History {
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     private static final ObjectWriter WRITER = MAPPER.writerFor(HistoryEvent.class);
     private static final ObjectReader READER = MAPPER.readerFor(HistoryEvent.class);
+
+    private static final Pattern MISSING_FIELD = Pattern.compile("Missing creator property '([^']*)'");
+    private static final String KNOWN_TYPES = Arrays.stream(HistoryEvent.class.getAnnotation(JsonSubTypes.class)
+            .value()).map(JsonSubTypes.Type::name).sorted().collect(Collectors.joining(", "));
 
     private final List<HistoryEvent> events = new ArrayList<>();
 
@@ -123,21 +133,34 @@ final class History {
     }
 
     private static HistoryEvent parseLine(Path file, int number, String line) {
+        String type = "event";
         try {
-            return READER.readValue(line);
+            JsonNode tree = MAPPER.readTree(line);
+            type = tree.path("type").asText(type);
+            return READER.readValue(tree);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException(file + ":" + number + ": " + problem(e), e);
+            throw new IllegalArgumentException(file + ":" + number + ": " + problem(e, type), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
-    /** Jackson's message without its location dump, or the event's own complaint about its fields. */
-    private static String problem(JsonProcessingException e) {
+    /** The event's own complaint about its fields, or Jackson's message without its location dump. */
+    private static String problem(JsonProcessingException e, String type) {
         Throwable cause = e.getCause();
         if (e instanceof JsonMappingException && cause instanceof IllegalArgumentException
                 && cause.getMessage() != null) {
             return cause.getMessage();
         }
+        if (e instanceof InvalidTypeIdException invalid) {
+            return invalid.getTypeId() == null ? "the event has no type"
+                    : "unknown event type '" + invalid.getTypeId() + "' (known: " + KNOWN_TYPES + ")";
+        }
         String message = e.getOriginalMessage();
+        Matcher missing = MISSING_FIELD.matcher(message);
+        if (missing.lookingAt()) {
+            return type + ": missing field '" + missing.group(1) + "'";
+        }
         int newline = message.indexOf('\n');
         return newline < 0 ? message : message.substring(0, newline);
     }
