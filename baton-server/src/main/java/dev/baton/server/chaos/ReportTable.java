@@ -3,12 +3,15 @@ package dev.baton.server.chaos;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * A table for the chaos report, built row by row and rendered either as a GitHub-flavoured Markdown table or as
- * aligned plain text for a terminal. Columns after the first are right-aligned in plain text (they hold numbers).
+ * aligned plain text for a terminal. In plain text, columns that hold only numbers are right-aligned.
  */
 final class ReportTable {
+
+    private static final Pattern NUMBER = Pattern.compile("-?[0-9][0-9.,]*");
 
     private final List<String> header;
     private final List<List<String>> rows = new ArrayList<>();
@@ -54,15 +57,16 @@ final class ReportTable {
     /** The table as aligned plain text: a header, a rule, the rows; ending with a newline. */
     String text() {
         int[] widths = widths(1);
+        boolean[] numeric = numericColumns();
         StringBuilder out = new StringBuilder();
-        textLine(out, header, widths);
+        textLine(out, header, widths, numeric);
         int total = 0;
         for (int width : widths) {
             total += width;
         }
         out.append("-".repeat(total + 2 * (widths.length - 1))).append('\n');
         for (List<String> row : rows) {
-            textLine(out, row, widths);
+            textLine(out, row, widths, numeric);
         }
         return out.toString();
     }
@@ -87,13 +91,24 @@ final class ReportTable {
         out.append('\n');
     }
 
-    private static void textLine(StringBuilder out, List<String> cells, int[] widths) {
+    private boolean[] numericColumns() {
+        boolean[] numeric = new boolean[header.size()];
+        for (int c = 0; c < numeric.length; c++) {
+            int column = c;
+            numeric[c] = !rows.isEmpty() && rows.stream().map(row -> row.get(column))
+                    .allMatch(cell -> cell.isEmpty() || NUMBER.matcher(cell).matches());
+        }
+        return numeric;
+    }
+
+    private static void textLine(StringBuilder out, List<String> cells, int[] widths, boolean[] numeric) {
         StringBuilder line = new StringBuilder();
         for (int c = 0; c < widths.length; c++) {
             String cell = cells.get(c);
             String pad = " ".repeat(widths[c] - cell.length());
-            if (c > 0) {
-                line.append("  ").append(pad).append(cell);
+            line.append(c > 0 ? "  " : "");
+            if (numeric[c]) {
+                line.append(pad).append(cell);
             } else {
                 line.append(cell).append(pad);
             }
