@@ -104,7 +104,7 @@ public final class ChaosCommand implements Callable<Integer> {
         List<FaultKind> chosen = new ArrayList<>();
         for (String label : faults == null ? List.<String>of() : faults) {
             try {
-                chosen.add(FaultKind.ofLabel(label.strip()));
+                chosen.add(FaultKind.of(label.strip()));
             } catch (IllegalArgumentException e) {
                 throw CliError.usage("--faults: " + e.getMessage());
             }
@@ -132,8 +132,8 @@ public final class ChaosCommand implements Callable<Integer> {
         List<FaultKind> unsupported = settings.faults().stream().filter(f -> !target.faults().contains(f)).toList();
         if (!unsupported.isEmpty()) {
             target.close();
-            throw CliError.usage("--faults: " + unsupported.stream().map(FaultKind::label).toList() + " not supported "
-                    + "on " + settings.backend() + " (it supports " + target.faults().stream().map(FaultKind::label)
+            throw CliError.usage("--faults: " + unsupported.stream().map(FaultKind::wireName).toList() + " not supported "
+                    + "on " + settings.backend() + " (it supports " + target.faults().stream().map(FaultKind::wireName)
                     .toList() + ")");
         }
         return target;

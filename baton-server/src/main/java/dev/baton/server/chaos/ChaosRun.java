@@ -114,11 +114,11 @@ final class ChaosRun implements AutoCloseable {
         long leaderAt = awaitLeader(target.leaderBound().plusSeconds(5));
         readBack(items);
         long end = System.nanoTime();
-        history.append(new HistoryEvent.Fault(number, fault.label(), injected.target(), start, injected.end()));
-        history.append(new HistoryEvent.Trial(number, fault.label(), fault.dataLoss(), start, healed, end,
+        history.append(new HistoryEvent.Fault(number, fault, injected.target(), start, injected.end()));
+        history.append(new HistoryEvent.Trial(number, fault, fault.canLoseData(), start, healed, end,
                 leaderAt < 0 ? null : leaderAt, target.leaderBound().toMillis()));
         out.printf("trial %d/%d: %-22s %-14s held %5d ms, leader %s after healing%n", number, settings.trials(),
-                fault.label(), injected.target() == null ? "" : "on " + injected.target(),
+                fault, injected.target() == null ? "" : "on " + injected.target(),
                 (healed - start) / 1_000_000,
                 leaderAt < 0 ? "NOT seen" : (Math.max(0, leaderAt - healed) / 1_000_000) + " ms");
     }
@@ -225,10 +225,10 @@ final class ChaosRun implements AutoCloseable {
         String id = "t" + trial + "-" + (items.size() + 1);
         String value = "v" + trial + "-" + (items.size() + 1);
         long sent = System.nanoTime();
-        NodeHttp.Outcome outcome = http.putItem(httpPorts.get(via), id, value);
+        HistoryEvent.Outcome outcome = http.putItem(httpPorts.get(via), id, value);
         long answered = System.nanoTime();
         history.append(new HistoryEvent.ItemWrite(trial, nodes.get(via).name(), id, value, sent,
-                outcome == NodeHttp.Outcome.UNKNOWN ? null : answered, outcome.label()));
+                outcome == HistoryEvent.Outcome.UNKNOWN ? null : answered, outcome));
         items.add(id);
     }
 
@@ -317,7 +317,7 @@ final class ChaosRun implements AutoCloseable {
             case "fenced-write" -> history.append(new HistoryEvent.Write(trial, node.name(), line.path("term").asLong(),
                     line.path("seq").asLong(), line.path("sent").asLong(mono),
                     line.hasNonNull("answered") ? line.path("answered").asLong() : null,
-                    line.path("outcome").asText("unknown")));
+                    HistoryEvent.Outcome.of(line.path("outcome").asText("unknown"))));
             default -> { }
         }
     }

@@ -1,64 +1,91 @@
 package dev.baton.server.chaos;
 
-import java.util.Locale;
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Arrays;
+import java.util.stream.Collectors;
 
 /**
- * The faults a chaos trial can inject, by what they do to the cluster. Which ones apply depends on the backend
- * ({@link ChaosTarget#faults()}): a serverless cluster has no store to kill, a store cluster has no peer links to cut.
+ * The faults a chaos trial can inject, by the name they carry in the history file and the report ({@code kill-node},
+ * {@code store-blackhole}, ...). The report groups trials by these names.
  */
 enum FaultKind {
-    /** Nothing: a control trial, which still exercises hand-over through a leader release. */
-    NONE(false),
-    /** SIGKILL of one node (the leader half the time); it is started again when the fault heals. */
-    KILL_NODE(false),
-    /** SIGSTOP of one node (the leader half the time) for longer than its lease, then SIGCONT. */
-    PAUSE_NODE(false),
+    /** No fault: the trial measures the cluster at rest. */
+    NONE("none", false, false),
+    /** The harness SIGKILLs one node's process (the leader half the time); it starts again when the fault heals. */
+    KILL_NODE("kill-node", false, false),
+    /** The harness SIGSTOPs one node's process for longer than a lease, then SIGCONTs it. */
+    PAUSE_NODE("pause-node", false, false),
     /** The store is killed (SIGKILL) and starts again with its data (a durable store: PostgreSQL). */
-    STORE_RESTART(false),
-    /** The store is killed and starts again with no data at all. */
-    STORE_RESTART_EMPTY(true),
-    /** The store is killed and starts again from a snapshot taken earlier in the trial, before a hand-over. */
-    STORE_RESTORE_SNAPSHOT(true),
-    /** Redis is killed and starts again from an append-only file that lost its last writes (appendfsync everysec). */
-    STORE_TRUNCATED_AOF(true),
-    /** PostgreSQL is killed and its tables are restored from a backup taken earlier in the trial. */
-    STORE_RESTORE_BACKUP(true),
-    /** The store's process is frozen (SIGSTOP): connections stay open, nothing is answered. */
-    STORE_PAUSE(false),
-    /** Every node's link to the store gets added latency. */
-    STORE_LATENCY(false),
-    /** One node's link to the store forwards nothing, in either direction, for longer than a lease. */
-    STORE_BLACKHOLE(false),
-    /** One node's connections to the store are reset, and new ones refused, for a while. */
-    STORE_RESET(false),
-    /** One node is cut off from every other node (serverless backends). */
-    PARTITION_ONE(false),
+    STORE_RESTART("store-restart", false, false),
+    /** The store restarts with no data. */
+    STORE_RESTART_EMPTY("store-restart-empty", true, false),
+    /** The store comes back from a snapshot taken before a hand-over (Redis RDB; bully: a leader-record file copy). */
+    STORE_RESTORE_SNAPSHOT("store-restore-snapshot", true, false),
+    /** The store comes back from an append-only file that lost its tail. */
+    STORE_TRUNCATED_AOF("store-truncated-aof", true, false),
+    /** The store comes back from an older backup. */
+    STORE_RESTORE_BACKUP("store-restore-backup", true, false),
+    /** The store's process is paused. */
+    STORE_PAUSE("store-pause", false, false),
+    /** Every node's connection to the store gets added latency. */
+    STORE_LATENCY("store-latency", false, false),
+    /** One node's traffic to the store is silently dropped. */
+    STORE_BLACKHOLE("store-blackhole", false, true),
+    /** One node's connections to the store are reset. */
+    STORE_RESET("store-reset", false, true),
+    /** One node is cut off from the others (serverless backends). */
+    PARTITION_ONE("partition-one", false, true),
     /** Two nodes are cut off from the others and from each other (serverless backends). */
-    PARTITION_TWO(false);
+    PARTITION_TWO("partition-two", false, true);
 
-    private final boolean dataLoss;
+    private final String wireName;
+    private final boolean canLoseData;
+    private final boolean cutsOffTarget;
 
-    FaultKind(boolean dataLoss) {
-        this.dataLoss = dataLoss;
+    FaultKind(String wireName, boolean canLoseData, boolean cutsOffTarget) {
+        this.wireName = wireName;
+        this.canLoseData = canLoseData;
+        this.cutsOffTarget = cutsOffTarget;
     }
 
-    /** Whether the store may forget acknowledged writes under this fault (durability is then not checked). */
-    boolean dataLoss() {
-        return dataLoss;
+    /** The name in the history file and the report, e.g. {@code store-blackhole}. */
+    @JsonValue
+    String wireName() {
+        return wireName;
     }
 
-    /** The name in histories, reports and {@code --faults}: {@code store-restore-snapshot}. */
-    String label() {
-        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    /** Whether the fault can make the store forget writes it acknowledged (so acknowledged items are not checked). */
+    boolean canLoseData() {
+        return canLoseData;
     }
 
-    /** The kind named {@code label}, as {@link #label()} writes it. */
-    static FaultKind ofLabel(String label) {
+    /**
+     * Whether the node a fault of this kind targets should be taken to have lost its leadership when the fault
+     * starts: it can no longer renew, so by the time anyone notices, its lease has run out or is about to.
+     */
+    boolean cutsOffTarget() {
+        return cutsOffTarget;
+    }
+
+    /**
+     * The kind named {@code name}.
+     *
+     * @throws IllegalArgumentException naming the unknown kind and the known ones
+     */
+    @JsonCreator
+    static FaultKind of(String name) {
         for (FaultKind kind : values()) {
-            if (kind.label().equals(label)) {
+            if (kind.wireName.equals(name)) {
                 return kind;
             }
         }
-        throw new IllegalArgumentException("unknown fault '" + label + "'");
+        throw new IllegalArgumentException("unknown fault kind '" + name + "' (known: "
+                + Arrays.stream(values()).map(FaultKind::wireName).collect(Collectors.joining(", ")) + ")");
+    }
+
+    @Override
+    public String toString() {
+        return wireName;
     }
 }

@@ -17,20 +17,6 @@ import java.util.Set;
  */
 final class NodeHttp {
 
-    /** What a write's answer says about whether it was applied. */
-    enum Outcome {
-        /** Acknowledged (2xx): the store applied it. */
-        OK,
-        /** Refused before anything was written: not the leader, no leader, or a stale term. */
-        REFUSED,
-        /** No answer, or an answer that does not say: it may or may not have been applied. */
-        UNKNOWN;
-
-        String label() {
-            return name().toLowerCase(java.util.Locale.ROOT);
-        }
-    }
-
     /** A read's answer: whether the node answered, and the value written (null if there is no such item). */
     record Read(boolean answered, String value) {
     }
@@ -57,21 +43,21 @@ final class NodeHttp {
     }
 
     /** {@code PUT /work/items/{id}} with {@code value} as the item's stream URL's last segment. */
-    Outcome putItem(int port, String id, String value) {
+    HistoryEvent.Outcome putItem(int port, String id, String value) {
         String body = "{\"rtspUrl\":\"rtsp://chaos/" + value + "\",\"modelId\":1,\"modelName\":\"chaos\"}";
         try {
             HttpResponse<String> response = client.send(request(port, "/work/items/" + id)
                     .header("Content-Type", "application/json")
                     .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() / 100 == 2) {
-                return Outcome.OK;
+                return HistoryEvent.Outcome.OK;
             }
-            return NOTHING_WRITTEN.contains(errorCode(response.body())) ? Outcome.REFUSED : Outcome.UNKNOWN;
+            return NOTHING_WRITTEN.contains(errorCode(response.body())) ? HistoryEvent.Outcome.REFUSED : HistoryEvent.Outcome.UNKNOWN;
         } catch (IOException e) {
-            return Outcome.UNKNOWN;
+            return HistoryEvent.Outcome.UNKNOWN;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Outcome.UNKNOWN;
+            return HistoryEvent.Outcome.UNKNOWN;
         }
     }
 

@@ -126,7 +126,7 @@ final class PeerTarget implements ChaosTarget {
     @Override
     public void inject(FaultKind fault, int target, Duration latency) {
         if (fault != FaultKind.STORE_RESTORE_SNAPSHOT) {
-            throw new IllegalArgumentException("not a " + name() + " store fault: " + fault.label());
+            throw new IllegalArgumentException("not a " + name() + " store fault: " + fault);
         }
         copy(leaderCopy, leaderFile);
     }

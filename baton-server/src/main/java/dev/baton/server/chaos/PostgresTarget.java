@@ -92,7 +92,7 @@ final class PostgresTarget implements ChaosTarget {
             case STORE_LATENCY -> links.latency(latency);
             case STORE_BLACKHOLE -> links.blackhole(target);
             case STORE_RESET -> links.reset(target);
-            default -> throw new IllegalArgumentException("not a PostgreSQL fault: " + fault.label());
+            default -> throw new IllegalArgumentException("not a PostgreSQL fault: " + fault);
         }
     }
 

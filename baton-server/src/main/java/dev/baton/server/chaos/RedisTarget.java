@@ -90,7 +90,7 @@ final class RedisTarget implements ChaosTarget {
             case STORE_LATENCY -> links.latency(latency);
             case STORE_BLACKHOLE -> links.blackhole(target);
             case STORE_RESET -> links.reset(target);
-            default -> throw new IllegalArgumentException("not a Redis fault: " + fault.label());
+            default -> throw new IllegalArgumentException("not a Redis fault: " + fault);
         }
     }
 

@@ -1,0 +1,69 @@
+package dev.baton.server.chaos;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.TreeSet;
+
+/**
+ * The end of a chaos run: the checkers' report on its history, whether every safety property held, and for each
+ * trial in which one did not, the command that replays that trial.
+ */
+final class ChaosVerdict {
+
+    /** The history, one event per line, in the run's directory. */
+    static final String HISTORY_FILE = "history.jsonl";
+    /** The report as Markdown, in the run's directory. */
+    static final String REPORT_FILE = "report.md";
+
+    private final ChaosSettings settings;
+    private final History history;
+    private final ChaosReport report;
+
+    private ChaosVerdict(ChaosSettings settings, History history, ChaosReport report) {
+        this.settings = settings;
+        this.history = history;
+        this.report = report;
+    }
+
+    /** Runs the standard checkers over {@code history}. */
+    static ChaosVerdict of(ChaosSettings settings, History history) {
+        String title = settings.backend() + (settings.naive() ? " (naive)" : "") + ", seed " + settings.seed();
+        return new ChaosVerdict(settings, history, ChaosReport.run(title, history, Checker.standard()));
+    }
+
+    ChaosReport report() {
+        return report;
+    }
+
+    /** True when no safety checker found a violation (liveness misses are reported, not fatal). */
+    boolean safe() {
+        return report.safetyViolations() == 0;
+    }
+
+    /** The report for the terminal, and a replay command per trial with a safety violation. */
+    String text() {
+        StringBuilder text = new StringBuilder(report.text());
+        TreeSet<Integer> failing = new TreeSet<>();
+        report.results().stream().filter(ChaosReport.CheckerResult::safety)
+                .forEach(result -> result.violations().forEach(v -> failing.add(v.trial())));
+        for (int trial : failing) {
+            text.append(String.format("replay trial %d: baton chaos --backend %s --seed %d --trials %d --trial %d%s%n",
+                    trial, settings.backend(), settings.seed(), settings.trials(), trial,
+                    settings.naive() ? " --naive" : ""));
+        }
+        return text.toString();
+    }
+
+    /** Writes the history and the Markdown report to {@code dir}. */
+    void save(Path dir) {
+        history.writeTo(dir.resolve(HISTORY_FILE));
+        try {
+            Files.writeString(dir.resolve(REPORT_FILE), report.markdown(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the report to " + dir, e);
+        }
+    }
+}

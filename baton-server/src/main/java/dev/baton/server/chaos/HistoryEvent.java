@@ -1,0 +1,242 @@
+package dev.baton.server.chaos;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * One thing that happened during a chaos run, as the harness recorded it. Every time is a {@link System#nanoTime()}
+ * reading; on one Linux machine those come from one monotonic clock, so times taken in different node processes and
+ * in the harness compare directly. {@code trial} is the trial number, 0 for the setup before the first trial.
+ *
+ * <p>In the history file each event is one JSON object on its own line, with a {@code type} field naming the kind of
+ * event ({@code acquired}, {@code lost}, {@code write}, {@code item-write}, {@code item-read}, {@code crash},
+ * {@code pause}, {@code fault}, {@code trial}) and the record's components as the other fields.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+@JsonSubTypes({
+    @JsonSubTypes.Type(value = HistoryEvent.Acquired.class, name = "acquired"),
+    @JsonSubTypes.Type(value = HistoryEvent.Lost.class, name = "lost"),
+    @JsonSubTypes.Type(value = HistoryEvent.Write.class, name = "write"),
+    @JsonSubTypes.Type(value = HistoryEvent.ItemWrite.class, name = "item-write"),
+    @JsonSubTypes.Type(value = HistoryEvent.ItemRead.class, name = "item-read"),
+    @JsonSubTypes.Type(value = HistoryEvent.Crash.class, name = "crash"),
+    @JsonSubTypes.Type(value = HistoryEvent.Pause.class, name = "pause"),
+    @JsonSubTypes.Type(value = HistoryEvent.Fault.class, name = "fault"),
+    @JsonSubTypes.Type(value = HistoryEvent.Trial.class, name = "trial"),
+})
+sealed interface HistoryEvent {
+
+    /** The trial the event belongs to; 0 for the setup. */
+    int trial();
+
+    /** The time that places the event on the timeline (when it was seen, or when it started). */
+    @JsonIgnore
+    long time();
+
+    /** How a write ended, from the writer's side. */
+    enum Outcome {
+        /** The resource acknowledged the write: it took effect. */
+        OK,
+        /** The resource answered that it rejected the write: it did not take effect. */
+        REFUSED,
+        /** No clear answer (timeout, broken connection): it may or may not have taken effect, now or later. */
+        UNKNOWN;
+
+        @JsonValue
+        String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        @JsonCreator
+        static Outcome of(String name) {
+            for (Outcome outcome : values()) {
+                if (outcome.wireName().equals(name)) {
+                    return outcome;
+                }
+            }
+            throw new IllegalArgumentException("unknown write outcome '" + name + "' (known: ok, refused, unknown)");
+        }
+    }
+
+    /**
+     * A node announced it leads under {@code term}. The store granted the lease at some instant between
+     * {@code since} (the node sent the request that won it) and {@code mono} (the node learned it).
+     */
+    record Acquired(int trial, String node, long term, long since, long mono) implements HistoryEvent {
+        public Acquired {
+            requireTrial(trial);
+            requireName(node, "node");
+            if (since > mono) {
+                throw new IllegalArgumentException("acquired: since (" + since + ") is after mono (" + mono + ")");
+            }
+        }
+
+        @Override
+        public long time() {
+            return mono;
+        }
+    }
+
+    /** A node announced it no longer leads under {@code term}, for {@code reason} (as the node names it). */
+    record Lost(int trial, String node, long term, String reason, long mono) implements HistoryEvent {
+        public Lost {
+            requireTrial(trial);
+            requireName(node, "node");
+            Objects.requireNonNull(reason, "lost: reason is missing");
+        }
+
+        @Override
+        public long time() {
+            return mono;
+        }
+    }
+
+    /**
+     * A node, believing it leads under {@code term}, sent its {@code seq}-th write to the fenced resource at
+     * {@code sent}; {@code answered} is when the answer came back, null if none came.
+     */
+    record Write(int trial, String node, long term, long seq, long sent, Long answered, Outcome outcome)
+            implements HistoryEvent {
+        public Write {
+            requireTrial(trial);
+            requireName(node, "node");
+            requireAnswer("write", sent, answered, outcome);
+        }
+
+        @Override
+        public long time() {
+            return sent;
+        }
+    }
+
+    /** A client wrote {@code value} under item {@code id} through {@code node}'s API. */
+    record ItemWrite(int trial, String node, String id, String value, long sent, Long answered, Outcome outcome)
+            implements HistoryEvent {
+        public ItemWrite {
+            requireTrial(trial);
+            requireName(node, "node");
+            requireName(id, "id");
+            Objects.requireNonNull(value, "item-write: value is missing");
+            requireAnswer("item-write", sent, answered, outcome);
+        }
+
+        @Override
+        public long time() {
+            return sent;
+        }
+    }
+
+    /** After the trial healed, a read of item {@code id} returned {@code value} (null: no such item). */
+    record ItemRead(int trial, String id, String value, long mono) implements HistoryEvent {
+        public ItemRead {
+            requireTrial(trial);
+            requireName(id, "id");
+        }
+
+        @Override
+        public long time() {
+            return mono;
+        }
+    }
+
+    /** The harness SIGKILLed {@code node}'s process. */
+    record Crash(int trial, String node, long mono) implements HistoryEvent {
+        public Crash {
+            requireTrial(trial);
+            requireName(node, "node");
+        }
+
+        @Override
+        public long time() {
+            return mono;
+        }
+    }
+
+    /** The harness stopped {@code node}'s process (SIGSTOP) at {@code start} and let it go on (SIGCONT) at {@code end}. */
+    record Pause(int trial, String node, long start, long end) implements HistoryEvent {
+        public Pause {
+            requireTrial(trial);
+            requireName(node, "node");
+            requireOrdered("pause", start, end);
+        }
+
+        @Override
+        public long time() {
+            return start;
+        }
+    }
+
+    /** The harness injected {@code fault} from {@code start} to {@code end}; {@code target} is the node it aims at, if one. */
+    record Fault(int trial, FaultKind fault, String target, long start, long end) implements HistoryEvent {
+        public Fault {
+            requireTrial(trial);
+            Objects.requireNonNull(fault, "fault: fault kind is missing");
+            requireOrdered("fault", start, end);
+        }
+
+        @Override
+        public long time() {
+            return start;
+        }
+    }
+
+    /**
+     * One trial: it started at {@code start}, injected {@code fault}, healed everything at {@code healed} and ended
+     * at {@code end}. {@code dataLoss} says the fault can make the store forget acknowledged writes. {@code leaderAt}
+     * is the first time after {@code healed} the harness saw a leader (null: none before {@code end}), and
+     * {@code boundMs} the documented bound, in milliseconds, for a leader after healing.
+     */
+    record Trial(int trial, FaultKind fault, boolean dataLoss, long start, long healed, long end, Long leaderAt,
+            long boundMs) implements HistoryEvent {
+        public Trial {
+            requireTrial(trial);
+            Objects.requireNonNull(fault, "trial: fault kind is missing");
+            requireOrdered("trial", start, healed);
+            requireOrdered("trial", healed, end);
+            if (leaderAt != null && leaderAt < healed) {
+                throw new IllegalArgumentException("trial " + trial + ": leaderAt is before healed");
+            }
+            if (boundMs < 0) {
+                throw new IllegalArgumentException("trial " + trial + ": boundMs is negative");
+            }
+        }
+
+        @Override
+        public long time() {
+            return start;
+        }
+    }
+
+    private static void requireTrial(int trial) {
+        if (trial < 0) {
+            throw new IllegalArgumentException("trial number " + trial + " is negative");
+        }
+    }
+
+    private static void requireName(String value, String field) {
+        if (value == null || value.isEmpty()) {
+            throw new IllegalArgumentException(field + " is missing");
+        }
+    }
+
+    private static void requireOrdered(String what, long earlier, long later) {
+        if (earlier > later) {
+            throw new IllegalArgumentException(what + ": times out of order (" + earlier + " after " + later + ")");
+        }
+    }
+
+    private static void requireAnswer(String what, long sent, Long answered, Outcome outcome) {
+        Objects.requireNonNull(outcome, what + ": outcome is missing");
+        if (answered == null && outcome != Outcome.UNKNOWN) {
+            throw new IllegalArgumentException(what + ": outcome " + outcome.wireName() + " needs an answered time");
+        }
+        if (answered != null && answered < sent) {
+            throw new IllegalArgumentException(what + ": answered (" + answered + ") is before sent (" + sent + ")");
+        }
+    }
+}
