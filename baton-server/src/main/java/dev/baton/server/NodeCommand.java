@@ -109,7 +109,7 @@ final class NodeCommand implements Callable<Integer> {
     String fencedWritesTo;
 
     @Option(names = "--naive", hidden = true,
-            description = "Fault harness: behave like the seeds (write while believing to lead, without validity check).")
+            description = "Fault harness: behave like the seeds (no local deadline; write while believing to lead).")
     boolean naive;
 
     @Option(names = WorkSettings.FLAG, paramLabel = "URLS",
@@ -384,7 +384,8 @@ final class NodeCommand implements Callable<Integer> {
             if (checkInterval != null) {
                 builder.checkInterval(checkInterval);
             }
-            return builder.build();
+            // --naive (the fault harness only): no local deadline, as the seeds; see ElectionConfig.localDeadline.
+            return builder.localDeadline(!naive).build();
         } catch (IllegalArgumentException | NullPointerException e) {
             throw CliError.usage("invalid configuration: " + e.getMessage(), e);
         }
