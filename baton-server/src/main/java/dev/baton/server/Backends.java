@@ -44,14 +44,24 @@ final class Backends {
      * @throws CliError (usage) if the backend cannot be reached or set up
      */
     static NodeBackend open(String group, BackendSpec spec) {
+        return open(group, spec, false);
+    }
+
+    /**
+     * Opens the backend a node of {@code group} runs on; with {@code partitionable} (the hidden {@code --chaos-hooks}),
+     * a serverless backend's transport can be cut from chosen peers ({@link NodeBackend#partitions()}).
+     *
+     * @throws CliError (usage) if the backend cannot be reached or set up
+     */
+    static NodeBackend open(String group, BackendSpec spec, boolean partitionable) {
         if (spec instanceof BackendSpec.Store store) {
             return new StoreBackend(group, openStore(store.uri()), store.config());
         }
         if (spec instanceof BackendSpec.Peer peer) {
-            return PeerBackend.open(group, peer);
+            return PeerBackend.open(group, peer, partitionable);
         }
         if (spec instanceof BackendSpec.Bully bully) {
-            return BullyBackend.open(group, bully);
+            return BullyBackend.open(group, bully, partitionable);
         }
         throw new IllegalArgumentException("unknown backend " + spec);
     }

@@ -10,6 +10,7 @@ import dev.baton.peer.bully.Bully;
 import dev.baton.peer.bully.BullyElection;
 import dev.baton.peer.bully.BullyMessage;
 import dev.baton.peer.transport.NettyTransport;
+import dev.baton.peer.transport.Transport;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
@@ -32,21 +33,28 @@ final class BullyBackend implements NodeBackend {
     private final BackendSpec.Bully spec;
     private final LeaderRecordStore leaderStore;
     private final NettyTransport<BullyMessage> transport;
+    /** What the protocol sends through: the Netty transport, or with {@code --chaos-hooks} a partitionable wrapper. */
+    private final Transport<BullyMessage> protocolTransport;
+    private final PartitionableTransport<BullyMessage> partitionable;
 
     private BullyBackend(String group, BackendSpec.Bully spec, LeaderRecordStore leaderStore,
-            NettyTransport<BullyMessage> transport) {
+            NettyTransport<BullyMessage> transport, boolean partitionable) {
         this.group = group;
         this.spec = spec;
         this.leaderStore = leaderStore;
         this.transport = transport;
+        this.partitionable = partitionable ? new PartitionableTransport<>(transport) : null;
+        this.protocolTransport = partitionable ? this.partitionable : transport;
     }
 
     /**
-     * Opens the leader store and prepares the transport (no socket yet).
+     * Opens the leader store and prepares the transport (no socket yet); with {@code partitionable}
+     * ({@code --chaos-hooks}) the protocol talks through a {@link PartitionableTransport} that {@link #partitions()}
+     * exposes.
      *
      * @throws CliError (usage) if the leader store cannot be opened or the group cannot be a cluster name
      */
-    static BullyBackend open(String group, BackendSpec.Bully spec) {
+    static BullyBackend open(String group, BackendSpec.Bully spec, boolean partitionable) {
         NettyTransport.Builder<BullyMessage> builder = NettyTransport.builder(Bully.codec())
                 .listen(spec.listen())
                 .clusterName(group);
@@ -57,12 +65,13 @@ final class BullyBackend implements NodeBackend {
         } catch (IllegalArgumentException e) {
             throw CliError.usage("--group cannot name a peer cluster: " + e.getMessage(), e);
         }
-        return new BullyBackend(group, spec, LeaderStores.open(spec.leaderStore(), group), transport);
+        return new BullyBackend(group, spec, LeaderStores.open(spec.leaderStore(), group), transport,
+                partitionable);
     }
 
     @Override
     public Election election(NodeInfo self, ElectionMetrics metrics, Clock clock) {
-        BullyElection election = Bully.election(transport)
+        BullyElection election = Bully.election(protocolTransport)
                 .group(group)
                 .config(spec.config())
                 .leaderStore(leaderStore)
@@ -97,7 +106,12 @@ final class BullyBackend implements NodeBackend {
     /** The transport's counters, as on {@code peer} ({@code baton_peer_*}). */
     @Override
     public void bindMetrics(MeterRegistry registry, Tags tags) {
-        PeerTransportMetrics.bind(registry, tags, transport);
+        PeerTransportMetrics.bind(registry, tags, protocolTransport);
+    }
+
+    @Override
+    public Optional<Partitions> partitions() {
+        return Optional.ofNullable(partitionable);
     }
 
     @Override

@@ -1,10 +1,12 @@
 package dev.baton.server;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.LeaderInfo;
+import dev.baton.core.store.FencedWriteResult;
 import dev.baton.peer.bully.BullyConfig;
 import dev.baton.peer.quorum.QuorumConfig;
 import dev.baton.server.http.LeaderGate;
@@ -122,6 +124,17 @@ final class EventJson {
             line.put("sharedSecret", bully.secret().isPresent());
         }
         settings.fencedWrites().ifPresent(interval -> line.put("fencedWritesMs", interval.toMillis()));
+        ChaosSettings chaos = settings.chaos();
+        if (chaos.hooks()) {
+            line.put("chaosHooks", true);
+        }
+        if (chaos.clockRate() != 1.0) {
+            line.put("clockRate", chaos.clockRate());
+        }
+        chaos.fencedWritesTo().ifPresent(to -> line.put("fencedWritesTo", to.format()));
+        if (chaos.naive()) {
+            line.put("naive", true);
+        }
         settings.work().ifPresent(work -> {
             ArrayNode workers = line.putArray("workers");
             work.workers().forEach(workers::add);
@@ -142,12 +155,41 @@ final class EventJson {
      * @param currentTerm the newest term the store knew when it decided
      */
     ObjectNode fencedWrite(long term, long seq, boolean accepted, long currentTerm, Instant at) {
+        return fencedWrite(term, seq, new FencedWriteResult(accepted, currentTerm), null, at);
+    }
+
+    /**
+     * The line for one fenced write whose verdict is {@code result} ({@code outcome} {@code ok} or {@code refused},
+     * with {@code accepted} and {@code currentTerm}), or, when {@code result} is null, whose outcome is unknown: it
+     * timed out or failed, and the resource may or may not have applied it ({@code outcome} {@code unknown} and
+     * {@code message}, no {@code accepted}).
+     */
+    ObjectNode fencedWrite(long term, long seq, FencedWriteResult result, String problem, Instant at) {
         ObjectNode line = start("fenced-write");
         line.put("term", term);
         line.put("seq", seq);
-        line.put("accepted", accepted);
-        line.put("currentTerm", currentTerm);
+        if (result != null) {
+            line.put("outcome", result.accepted() ? "ok" : "refused");
+            line.put("accepted", result.accepted());
+            line.put("currentTerm", result.currentTerm());
+        } else {
+            line.put("outcome", "unknown");
+            line.put("message", BatonCli.oneLine(problem));
+        }
         return finish(line, at);
+    }
+
+    /**
+     * Adds {@code field} to a finished line, keeping {@code ts} last: for the fault harness's real-clock stamps
+     * ({@code mono}, {@code since}, {@code sent}, {@code answered}).
+     */
+    static ObjectNode stamp(ObjectNode line, String field, long value) {
+        JsonNode ts = line.remove("ts");
+        line.put(field, value);
+        if (ts != null) {
+            line.set("ts", ts);
+        }
+        return line;
     }
 
     /**
@@ -210,6 +252,26 @@ final class EventJson {
         ObjectNode line = start("error");
         line.put("message", BatonCli.oneLine(message));
         return finish(line, at);
+    }
+
+    /**
+     * {@code --chaos-hooks}: the answer to a command read from stdin, {@code command} as given; the caller adds what
+     * it changed.
+     */
+    ObjectNode chaosCommand(String command, Instant at) {
+        ObjectNode line = start("chaos-command");
+        line.put("command", BatonCli.oneLine(command));
+        return finish(line, at);
+    }
+
+    /** Adds an empty array {@code field} to a finished line, keeping {@code ts} last, and returns the array. */
+    static ArrayNode stampArray(ObjectNode line, String field) {
+        JsonNode ts = line.remove("ts");
+        ArrayNode array = line.putArray(field);
+        if (ts != null) {
+            line.set("ts", ts);
+        }
+        return array;
     }
 
     /** The last line of a node that stopped on a signal, after it released its leadership. */

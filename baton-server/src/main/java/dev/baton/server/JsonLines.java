@@ -15,14 +15,27 @@ final class JsonLines {
 
     private final ObjectMapper mapper;
     private final PrintStream out;
+    private final boolean stampMono;
 
     JsonLines(ObjectMapper mapper, PrintStream out) {
+        this(mapper, out, false);
+    }
+
+    /**
+     * @param stampMono {@code --chaos-hooks}: a line without {@code mono} gets one, the real {@link System#nanoTime()}
+     *                  as it is written (lines whose event happened earlier, e.g. election events, bring their own)
+     */
+    JsonLines(ObjectMapper mapper, PrintStream out, boolean stampMono) {
         this.mapper = mapper;
         this.out = out;
+        this.stampMono = stampMono;
     }
 
     /** Writes {@code line} and a newline, then flushes. */
     synchronized void write(ObjectNode line) {
+        if (stampMono && !line.has("mono")) {
+            EventJson.stamp(line, "mono", System.nanoTime());
+        }
         String text;
         try {
             text = mapper.writeValueAsString(line);

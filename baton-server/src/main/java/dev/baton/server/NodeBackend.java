@@ -59,6 +59,14 @@ interface NodeBackend extends AutoCloseable {
     /** The bound on one call a request of the HTTP API makes to the backend (a status read, a store call). */
     Duration callTimeout();
 
+    /**
+     * The switch that cuts this node off from chosen peers, for the fault harness: present only on a serverless
+     * backend opened with {@code --chaos-hooks}.
+     */
+    default Optional<Partitions> partitions() {
+        return Optional.empty();
+    }
+
     /** Registers the backend's own meters (e.g. the peer transport's counters) for {@code /metrics}. */
     default void bindMetrics(MeterRegistry registry, Tags tags) {
     }

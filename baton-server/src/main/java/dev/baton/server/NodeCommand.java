@@ -32,6 +32,13 @@ import picocli.CommandLine.Option;
  * <p>Flags belong to a kind of backend: the lease timings, {@code --node-id} and {@code --fenced-writes} to the store
  * backends, {@link PeerFlags} to {@code --backend peer} and {@code --backend bully}. A flag given to the other kind is
  * a usage error rather than silently ignored.
+ *
+ * <p>Four hidden flags serve the fault harness ({@code baton chaos}) and the process tests, never operators:
+ * {@code --chaos-hooks} (precise real-clock stamps on every line, and commands such as {@code partition} read from
+ * stdin), {@code --clock-rate R} (the node's clock runs at rate R, 0.9 to 1.1), {@code --fenced-writes-to HOST:PORT}
+ * (the fenced-write loop writes to an external fenced resource, {@code dev.baton.server.chaos.FenceResource}, which
+ * lets serverless backends write too) and {@code --naive} (behave like the seeds, e.g. write without checking that the
+ * leadership is still valid). See {@link ChaosSettings}.
  */
 @Command(
         name = "node",
@@ -89,6 +96,22 @@ final class NodeCommand implements Callable<Integer> {
     @Mixin
     PeerFlags peer = new PeerFlags();
 
+    @Option(names = "--chaos-hooks", hidden = true,
+            description = "Fault harness: mono/since/sent/answered stamps on the JSON lines, commands on stdin.")
+    boolean chaosHooks;
+
+    @Option(names = "--clock-rate", hidden = true, paramLabel = "R",
+            description = "Fault harness: the node's clock runs at R times real time (0.9 to 1.1).")
+    Double clockRate;
+
+    @Option(names = "--fenced-writes-to", hidden = true, paramLabel = "HOST:PORT",
+            description = "Fault harness: --fenced-writes go to this external fenced resource instead of the store.")
+    String fencedWritesTo;
+
+    @Option(names = "--naive", hidden = true,
+            description = "Fault harness: behave like the seeds (no local deadline; write while believing to lead).")
+    boolean naive;
+
     @Option(names = WorkSettings.FLAG, paramLabel = "URLS",
             description = "Run the work cluster of seed 001 in this node: the leader connects to these workers "
                     + "(ws://HOST:PORT,...; the same list on every node) and assigns them the work items; store "
@@ -131,7 +154,7 @@ final class NodeCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         NodeSettings settings = settings();
-        NodeBackend opened = Backends.open(settings.group(), settings.backend());
+        NodeBackend opened = Backends.open(settings.group(), settings.backend(), settings.chaos().hooks());
         RunningNode.runUntilSignalled(settings, opened, System.out);
         return BatonCli.EXIT_OK; // not reached: the node ends when a signal's shutdown hook has cleaned up
     }
@@ -143,11 +166,12 @@ final class NodeCommand implements Callable<Integer> {
         if (fencedWrites != null && fencedWrites.isZero()) {
             throw CliError.usage("--fenced-writes must be positive, was " + fencedWrites);
         }
+        ChaosSettings chaos = chaosSettings();
         if (Backends.isPeer(backend)) {
-            return serverlessSettings(Backends.PEER);
+            return serverlessSettings(Backends.PEER, chaos).withChaos(chaos);
         }
         if (Backends.isBully(backend)) {
-            return serverlessSettings(Backends.BULLY);
+            return serverlessSettings(Backends.BULLY, chaos).withChaos(chaos);
         }
         List<String> peerFlags = peer.given();
         if (!peerFlags.isEmpty()) {
@@ -160,7 +184,31 @@ final class NodeCommand implements Callable<Integer> {
         requireText("--node-id", id);
         return new NodeSettings(group.strip(), id.strip(), identifier.strip(), profile,
                 new BackendSpec.Store(backend, config()), Optional.ofNullable(fencedWrites), httpSettings(),
-                workSettings());
+                workSettings(), chaos);
+    }
+
+    /** The hidden fault-harness flags; see {@link ChaosSettings}. */
+    private ChaosSettings chaosSettings() {
+        double rate = 1.0;
+        if (clockRate != null) {
+            rate = clockRate;
+            if (!(rate >= ChaosSettings.MIN_RATE && rate <= ChaosSettings.MAX_RATE)) {
+                throw CliError.usage("--clock-rate must be from " + ChaosSettings.MIN_RATE + " to "
+                        + ChaosSettings.MAX_RATE + ", was " + clockRate);
+            }
+        }
+        Optional<ChaosSettings.FenceAddress> fenceTo = Optional.empty();
+        if (fencedWritesTo != null) {
+            if (fencedWrites == null) {
+                throw CliError.usage("--fenced-writes-to needs --fenced-writes DUR: it says where those writes go");
+            }
+            try {
+                fenceTo = Optional.of(ChaosSettings.FenceAddress.parse(fencedWritesTo));
+            } catch (IllegalArgumentException e) {
+                throw CliError.usage("--fenced-writes-to " + e.getMessage(), e);
+            }
+        }
+        return new ChaosSettings(chaosHooks, rate, fenceTo, naive);
     }
 
     /** {@code --workers}, else {@code DETECTOR_WORKERS} (the seed's variable) if set and not blank. */
@@ -185,7 +233,7 @@ final class NodeCommand implements Callable<Integer> {
      * (Even a bully node on a Redis or PostgreSQL leader store shares no store with the others: the store holds the
      * leader record only.)
      */
-    private NodeSettings serverlessSettings(String kind) {
+    private NodeSettings serverlessSettings(String kind, ChaosSettings chaos) {
         if (itemsSql != null || itemsDb != null) {
             throw CliError.usage((itemsSql != null ? ItemsQuery.SQL_FLAG : ItemsQuery.DB_FLAG) + " belongs to the work"
                     + " cluster, which needs a store every node shares (memory, redis:// or postgresql://); --backend "
@@ -201,7 +249,7 @@ final class NodeCommand implements Callable<Integer> {
                     + "(memory, redis:// or postgresql://); --backend " + kind + " has none: unset it to run a "
                     + kind + " node");
         }
-        if (fencedWrites != null) {
+        if (fencedWrites != null && chaos.fencedWritesTo().isEmpty()) {
             throw CliError.usage("--fenced-writes needs a store that fences writes (memory, redis:// or "
                     + "postgresql://); --backend " + kind + " has none");
         }
@@ -219,11 +267,11 @@ final class NodeCommand implements Callable<Integer> {
         if (kind.equals(Backends.BULLY)) {
             BackendSpec.Bully spec = peer.bullySpec(profile);
             return new NodeSettings(group.strip(), spec.listen().format(), identifier.strip(), profile, spec,
-                    Optional.empty(), httpSettings());
+                    Optional.ofNullable(fencedWrites), httpSettings());
         }
         BackendSpec.Peer spec = peer.spec(profile);
         return new NodeSettings(group.strip(), spec.listen().format(), identifier.strip(), profile, spec,
-                Optional.empty(), httpSettings());
+                Optional.ofNullable(fencedWrites), httpSettings());
     }
 
     private Optional<NodeApi.Settings> httpSettings() {
@@ -336,7 +384,8 @@ final class NodeCommand implements Callable<Integer> {
             if (checkInterval != null) {
                 builder.checkInterval(checkInterval);
             }
-            return builder.build();
+            // --naive (the fault harness only): no local deadline, as the seeds; see ElectionConfig.localDeadline.
+            return builder.localDeadline(!naive).build();
         } catch (IllegalArgumentException | NullPointerException e) {
             throw CliError.usage("invalid configuration: " + e.getMessage(), e);
         }

@@ -9,6 +9,7 @@ import dev.baton.peer.quorum.Quorum;
 import dev.baton.peer.quorum.QuorumElection;
 import dev.baton.peer.quorum.QuorumMessage;
 import dev.baton.peer.transport.NettyTransport;
+import dev.baton.peer.transport.Transport;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
@@ -31,25 +32,32 @@ final class PeerBackend implements NodeBackend {
     private final String group;
     private final BackendSpec.Peer spec;
     private final NettyTransport<QuorumMessage> transport;
+    /** What the protocol sends through: the Netty transport, or with {@code --chaos-hooks} a partitionable wrapper. */
+    private final Transport<QuorumMessage> protocolTransport;
+    private final PartitionableTransport<QuorumMessage> partitionable;
 
-    private PeerBackend(String group, BackendSpec.Peer spec, NettyTransport<QuorumMessage> transport) {
+    private PeerBackend(String group, BackendSpec.Peer spec, NettyTransport<QuorumMessage> transport,
+            boolean partitionable) {
         this.group = group;
         this.spec = spec;
         this.transport = transport;
+        this.partitionable = partitionable ? new PartitionableTransport<>(transport) : null;
+        this.protocolTransport = partitionable ? this.partitionable : transport;
     }
 
     /**
-     * Prepares the transport (no socket yet).
+     * Prepares the transport (no socket yet); with {@code partitionable} ({@code --chaos-hooks}) the protocol talks
+     * through a {@link PartitionableTransport} that {@link #partitions()} exposes.
      *
      * @throws CliError (usage) if the group cannot be a cluster name
      */
-    static PeerBackend open(String group, BackendSpec.Peer spec) {
+    static PeerBackend open(String group, BackendSpec.Peer spec, boolean partitionable) {
         NettyTransport.Builder<QuorumMessage> builder = NettyTransport.builder(Quorum.codec())
                 .listen(spec.listen())
                 .clusterName(group);
         spec.secret().ifPresent(builder::sharedSecret);
         try {
-            return new PeerBackend(group, spec, builder.build());
+            return new PeerBackend(group, spec, builder.build(), partitionable);
         } catch (IllegalArgumentException e) {
             throw CliError.usage("--group cannot name a peer cluster: " + e.getMessage(), e);
         }
@@ -57,7 +65,7 @@ final class PeerBackend implements NodeBackend {
 
     @Override
     public Election election(NodeInfo self, ElectionMetrics metrics, Clock clock) {
-        Quorum.Builder builder = Quorum.election(transport)
+        Quorum.Builder builder = Quorum.election(protocolTransport)
                 .group(group)
                 .config(spec.config())
                 .node(self)
@@ -107,7 +115,12 @@ final class PeerBackend implements NodeBackend {
     /** The transport's counters ({@link PeerTransportMetrics}). */
     @Override
     public void bindMetrics(MeterRegistry registry, Tags tags) {
-        PeerTransportMetrics.bind(registry, tags, transport);
+        PeerTransportMetrics.bind(registry, tags, protocolTransport);
+    }
+
+    @Override
+    public Optional<Partitions> partitions() {
+        return Optional.ofNullable(partitionable);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.baton.server;
 
 import dev.baton.peer.transport.DropReason;
-import dev.baton.peer.transport.NettyTransport;
+import dev.baton.peer.transport.Transport;
 import dev.baton.peer.transport.RejectReason;
 import dev.baton.peer.transport.TransportStats;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -22,7 +22,7 @@ final class PeerTransportMetrics {
     private PeerTransportMetrics() {
     }
 
-    static void bind(MeterRegistry registry, Tags tags, NettyTransport<?> transport) {
+    static void bind(MeterRegistry registry, Tags tags, Transport<?> transport) {
         counter(registry, transport, "baton.peer.messages.sent", "Messages handed to the network", tags,
                 TransportStats::messagesSent);
         counter(registry, transport, "baton.peer.messages.received", "Messages received from peers and decoded",
@@ -45,7 +45,7 @@ final class PeerTransportMetrics {
                 .tags(tags).register(registry);
     }
 
-    private static void counter(MeterRegistry registry, NettyTransport<?> transport, String name, String description,
+    private static void counter(MeterRegistry registry, Transport<?> transport, String name, String description,
             Tags tags, ToDoubleFunction<TransportStats> read) {
         FunctionCounter.builder(name, transport, t -> read.applyAsDouble(t.stats()))
                 .description(description).tags(tags).register(registry);

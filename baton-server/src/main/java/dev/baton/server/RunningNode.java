@@ -1,6 +1,7 @@
 package dev.baton.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.core.Election;
 import dev.baton.core.ElectionMetrics;
 import dev.baton.core.NodeInfo;
@@ -19,6 +20,7 @@ import java.io.PrintStream;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -26,7 +28,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One running {@code baton node}: an election on its {@link NodeBackend} (a store, or the serverless peer protocol),
- * its events printed as JSON lines, the optional fenced-write loop (store backends), the optional work cluster
+ * its events printed as JSON lines, the optional fenced-write loop, the optional work cluster
  * ({@code --workers}, store backends), the optional HTTP API with its metrics, and the shutdown that a signal
  * triggers.
  *
@@ -40,6 +42,10 @@ import org.slf4j.LoggerFactory;
  * then the backend closes (the store connection, or the peer transport). The JVM would report a signal death (exit
  * 143 or 130) even after a clean shutdown; a node that released cleanly has done what was asked, so the hook ends the
  * process with status 0 itself.
+ *
+ * <p>With the hidden {@code --chaos-hooks} (the fault harness), election events are stamped on the dispatcher's
+ * thread ({@link ChaosStamps}), every other line when written, and a daemon thread reads commands from stdin
+ * ({@link ChaosCommands}).
  */
 final class RunningNode {
 
@@ -47,7 +53,8 @@ final class RunningNode {
 
     private final NodeSettings settings;
     private final NodeBackend backend;
-    private final Clock clock = Clock.system();
+    /** The node's clock: the system's, or with the hidden {@code --clock-rate} one that runs fast or slow. */
+    private final Clock clock;
     private final EventJson json;
     private final JsonLines lines;
     private final ExecutorService printer;
@@ -63,8 +70,9 @@ final class RunningNode {
         // The items query runs once now, so that a bad one ends the node before it joins the group.
         DesiredStateSource itemsSource = settings.work().flatMap(WorkSettings::items).map(ItemsQuery::open)
                 .orElse(DesiredStateSource.NONE);
+        this.clock = RateClock.of(settings.chaos().clockRate());
         this.json = new EventJson(settings.nodeId());
-        this.lines = new JsonLines(new ObjectMapper(), out);
+        this.lines = new JsonLines(new ObjectMapper(), out, settings.chaos().hooks());
         this.printer = Executors.newSingleThreadExecutor(runnable -> {
             Thread t = new Thread(runnable, "baton-node-output");
             t.setDaemon(true);
@@ -91,7 +99,8 @@ final class RunningNode {
                 backend.describe(), registry, metrics, backend.callTimeout(), clock,
                 Optional.ofNullable(work).map(NodeWorkCluster::cluster));
         this.fencedWriter = settings.fencedWrites()
-                .map(interval -> new FencedWriter(election, interval, backend.callTimeout(), clock, json, lines))
+                .map(interval -> FencedWriter.create(election, interval, backend.callTimeout(), clock, json, lines,
+                        settings.chaos()))
                 .orElse(null);
     }
 
@@ -123,8 +132,26 @@ final class RunningNode {
                 throw CliError.usage("--http: " + e.getMessage(), e);
             }
         }
-        election.addListener(event -> lines.write(json.event(event)), printer);
+        if (settings.chaos().hooks()) {
+            ChaosStamps stamps = new ChaosStamps(settings.backend(), clock);
+            // Runs on the dispatcher's thread as the event is emitted, so mono is the event's moment; printing stays
+            // on the printer thread, in the same order.
+            election.addListener(event -> {
+                long mono = System.nanoTime();
+                ObjectNode line = stamps.stamp(event, json.event(event), mono);
+                try {
+                    printer.execute(() -> lines.write(line));
+                } catch (RejectedExecutionException shuttingDown) {
+                    log.debug("Not printed after shutdown: {}", line);
+                }
+            }, Runnable::run);
+        } else {
+            election.addListener(event -> lines.write(json.event(event)), printer);
+        }
         lines.write(json.nodeStarted(settings, backend.describe(), ProcessHandle.current().pid(), clock.instant()));
+        if (settings.chaos().hooks()) {
+            new ChaosCommands(backend.partitions(), json, lines, clock).startReading(System.in);
+        }
         log.info("Node {} ({}) joining group {} on {} with {}", settings.nodeId(), settings.identifier(),
                 settings.group(), backend.describe(), settings.backend());
         Runtime.getRuntime().addShutdownHook(new Thread(this::shutdownAndHalt, "baton-node-shutdown"));

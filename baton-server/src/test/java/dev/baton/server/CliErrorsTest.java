@@ -86,6 +86,12 @@ class CliErrorsTest {
     }
 
     @Test
+    void clockRateOutOfRange() {
+        assertUserError(List.of("node", "--backend", "memory", "--group", "g", "--clock-rate", "2"), "--clock-rate",
+                "from 0.9 to 1.1, was 2.0");
+    }
+
+    @Test
     void fencedWritesOnPeer() {
         assertUserError(List.of("node", "--backend", "peer", "--group", "g", "--listen", "127.0.0.1:7401",
                 "--seeds", "127.0.0.1:7401", "--cluster-size", "1", "--fenced-writes", "100ms"), "--fenced-writes",

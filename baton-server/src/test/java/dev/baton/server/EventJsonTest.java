@@ -121,7 +121,23 @@ class EventJsonTest {
         ObjectNode line = json.fencedWrite(5, 12, false, 6, AT);
 
         assertThat(line.toString()).isEqualTo("{\"event\":\"fenced-write\",\"node\":\"node-1\",\"term\":5,\"seq\":12,"
-                + "\"accepted\":false,\"currentTerm\":6,\"ts\":\"2026-11-21T17:00:00.123Z\"}");
+                + "\"outcome\":\"refused\",\"accepted\":false,\"currentTerm\":6,\"ts\":\"2026-11-21T17:00:00.123Z\"}");
+    }
+
+    @Test
+    void aFencedWriteWithoutAnAnswerHasAnUnknownOutcomeAndNoVerdict() {
+        ObjectNode line = json.fencedWrite(5, 13, null, "got no answer within 500 ms", AT);
+
+        assertThat(line.toString()).isEqualTo("{\"event\":\"fenced-write\",\"node\":\"node-1\",\"term\":5,\"seq\":13,"
+                + "\"outcome\":\"unknown\",\"message\":\"got no answer within 500 ms\","
+                + "\"ts\":\"2026-11-21T17:00:00.123Z\"}");
+    }
+
+    @Test
+    void harnessStampsGoBeforeTheTimestamp() {
+        ObjectNode line = EventJson.stamp(json.fencedWrite(5, 12, true, 5, AT), "sent", 42);
+
+        assertThat(line.toString()).endsWith("\"sent\":42,\"ts\":\"2026-11-21T17:00:00.123Z\"}");
     }
 
     @Test

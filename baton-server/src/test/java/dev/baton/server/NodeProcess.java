@@ -6,6 +6,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -143,6 +144,17 @@ final class NodeProcess implements AutoCloseable {
     /** Everything on stderr so far. */
     String stderr() {
         return String.join("\n", stderr);
+    }
+
+    /** Writes {@code line} and a newline to the process's stdin (the commands of {@code --chaos-hooks}). */
+    void send(String line) {
+        try {
+            OutputStream in = process.getOutputStream();
+            in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            in.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write to the stdin of " + name, e);
+        }
     }
 
     void sigterm() {

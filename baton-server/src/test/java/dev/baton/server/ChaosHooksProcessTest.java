@@ -1,0 +1,106 @@
+package dev.baton.server;
+
+import static dev.baton.server.ServerlessProcessChecks.freePorts;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.server.chaos.FenceResource;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code baton node --chaos-hooks} as the fault harness drives it: the real-clock stamps on the lines it prints, and
+ * the commands it reads from stdin. Two scenarios, each a few seconds of node processes.
+ */
+class ChaosHooksProcessTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final NodeGroup nodes = new NodeGroup();
+
+    @AfterEach
+    void stopNodes() {
+        nodes.close();
+    }
+
+    @Test
+    void aStoreNodeStampsItsLinesOnTheRealClockAndAnswersBadCommandsWithAnError() {
+        NodeProcess node = nodes.start("solo", "--backend", "memory", "--group", "g", "--profile", "fast",
+                "--fenced-writes", "50ms", "--chaos-hooks", "--clock-rate", "1.01");
+        await().atMost(WAIT).until(() -> node.events("fenced-write").size() >= 3);
+
+        node.send("");
+        node.send("crash everything");
+        node.send("partition 127.0.0.1:1");
+        await().atMost(WAIT).until(() -> node.events("error").size() >= 2);
+
+        assertThat(node.lines()).as(node.describe()).allSatisfy(line ->
+                assertThat(line.path("mono").isIntegralNumber()).as("mono on %s", line).isTrue());
+        JsonNode acquired = node.last("leadership-acquired").orElseThrow();
+        long mono = acquired.path("mono").asLong();
+        long since = acquired.path("since").asLong();
+        JsonNode started = node.events("node-started").get(0);
+        assertThat(since).as("the acquire was sent after the node started and before it was granted")
+                .isBetween(started.path("mono").asLong(), mono);
+        assertThat(node.events("fenced-write")).allSatisfy(write -> {
+            assertThat(write.path("outcome").asText()).isEqualTo("ok");
+            assertThat(write.path("accepted").asBoolean()).isTrue();
+            assertThat(write.path("sent").asLong()).isGreaterThan(mono);
+            assertThat(write.path("answered").asLong()).isGreaterThanOrEqualTo(write.path("sent").asLong());
+        });
+        List<JsonNode> errors = node.events("error");
+        assertThat(errors.get(0).path("message").asText()).contains("unknown command 'crash everything'");
+        assertThat(errors.get(1).path("message").asText()).contains("peer and bully only");
+        assertThat(started.path("chaosHooks").asBoolean()).isTrue();
+        assertThat(node.notJson()).isEmpty();
+    }
+
+    @Test
+    void aPartitionedPeerLosesItsMajorityAndHealingRestoresALeaderThatWritesToTheFencedResource() throws Exception {
+        try (FenceResource resource = FenceResource.start(true)) {
+            List<Integer> ports = freePorts(2);
+            String a = "127.0.0.1:" + ports.get(0);
+            String b = "127.0.0.1:" + ports.get(1);
+            NodeProcess first = peer(a, a + "," + b, resource);
+            NodeProcess second = peer(b, a + "," + b, resource);
+            await().atMost(WAIT).until(() -> nodes.leaders().size() == 1 && resource.admitted() > 0);
+            NodeProcess leader = nodes.leaders().get(0);
+            NodeProcess other = leader == first ? second : first;
+            String otherAddress = leader == first ? b : a;
+            int acquisitions = leader.events("leadership-acquired").size() + other.events("leadership-acquired").size();
+
+            leader.send("partition " + otherAddress);
+
+            await().atMost(WAIT).until(() -> leader.last("chaos-command").isPresent() && !leader.believesItLeads());
+            JsonNode applied = leader.last("chaos-command").orElseThrow();
+            assertThat(applied.path("partitioned").get(0).asText()).isEqualTo(otherAddress);
+            assertThat(leader.last("leadership-lost").orElseThrow().path("mono").asLong())
+                    .isGreaterThan(applied.path("mono").asLong());
+
+            leader.send("heal");
+
+            await().atMost(WAIT).until(() -> nodes.leaders().size() == 1
+                    && first.events("leadership-acquired").size() + second.events("leadership-acquired").size()
+                    > acquisitions);
+            for (NodeProcess node : List.of(first, second)) {
+                for (JsonNode acquired : node.events("leadership-acquired")) {
+                    assertThat(acquired.path("since").asLong()).as(node.describe())
+                            .isLessThanOrEqualTo(acquired.path("mono").asLong());
+                }
+                assertThat(node.events("fenced-write")).as(node.describe())
+                        .allSatisfy(write -> assertThat(write.path("outcome").asText()).isIn("ok", "refused",
+                                "unknown"));
+            }
+            assertThat(resource.admitted()).isPositive();
+        }
+    }
+
+    private NodeProcess peer(String listen, String seeds, FenceResource resource) {
+        return nodes.run(listen, List.of("node", "--backend", "peer", "--group", "chaos", "--profile", "fast",
+                "--listen", listen, "--seeds", seeds, "--cluster-size", "2", "--chaos-hooks", "--fenced-writes",
+                "100ms", "--fenced-writes-to", resource.address()));
+    }
+}
