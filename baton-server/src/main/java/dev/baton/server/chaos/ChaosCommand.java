@@ -71,7 +71,7 @@ public final class ChaosCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ChaosSettings settings = settings();
+        ChaosRunSettings settings = settings();
         PrintStream stdout = System.out;
         History history;
         try (ChaosRun run = new ChaosRun(settings, open(settings), stdout)) {
@@ -87,7 +87,7 @@ public final class ChaosCommand implements Callable<Integer> {
         return verdict.safe() ? BatonCli.EXIT_OK : BatonCli.EXIT_FAILURE;
     }
 
-    private ChaosSettings settings() {
+    private ChaosRunSettings settings() {
         if (!BACKENDS.contains(backend)) {
             throw CliError.usage("--backend: expected one of " + String.join(", ", BACKENDS) + ", got '" + backend
                     + "'");
@@ -116,19 +116,26 @@ public final class ChaosCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw CliError.usage("--out: cannot create " + dir + ": " + e.getMessage());
         }
-        return new ChaosSettings(backend, trials, runSeed, nodes, naive, Optional.ofNullable(onlyTrial),
+        return new ChaosRunSettings(backend, trials, runSeed, nodes, naive, Optional.ofNullable(onlyTrial),
                 List.copyOf(chosen), dir);
     }
 
     /** Starts the backend's servers; a fault the backend does not support is a usage error. */
-    static ChaosTarget open(ChaosSettings settings) {
-        ChaosTarget target = switch (settings.backend()) {
-            case "redis" -> new RedisTarget(settings.nodes(), StoreTimings.chaos());
-            case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
-            case "peer" -> new PeerTarget(false, settings.nodes(), settings.dir());
-            case "bully" -> new PeerTarget(true, settings.nodes(), settings.dir());
-            default -> throw new IllegalArgumentException(settings.backend());
-        };
+    static ChaosTarget open(ChaosRunSettings settings) {
+        ChaosTarget target;
+        try {
+            target = switch (settings.backend()) {
+                case "redis" -> new RedisTarget(settings.nodes(), StoreTimings.chaos());
+                case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
+                case "peer" -> new PeerTarget(false, settings.nodes(), settings.dir());
+                case "bully" -> new PeerTarget(true, settings.nodes(), settings.dir());
+                default -> throw new IllegalArgumentException(settings.backend());
+            };
+        } catch (IllegalStateException e) {
+            // The private servers come from the binaries on PATH (redis-server; initdb and postgres).
+            throw CliError.usage("chaos --backend " + settings.backend() + " starts its own private server and "
+                    + "could not: " + e.getMessage() + " (install redis-server or PostgreSQL, e.g. with apt-get)");
+        }
         List<FaultKind> unsupported = settings.faults().stream().filter(f -> !target.faults().contains(f)).toList();
         if (!unsupported.isEmpty()) {
             target.close();

@@ -35,7 +35,7 @@ final class ChaosRun implements AutoCloseable {
     private static final String GROUP = "chaos";
     private static final long FENCED_WRITE_INTERVAL_MS = 100;
 
-    private final ChaosSettings settings;
+    private final ChaosRunSettings settings;
     private final ChaosTarget target;
     private final PrintStream out;
     private final History history = new History();
@@ -46,7 +46,7 @@ final class ChaosRun implements AutoCloseable {
     private final FenceResource fence;
     private volatile int trial;
 
-    ChaosRun(ChaosSettings settings, ChaosTarget target, PrintStream out) {
+    ChaosRun(ChaosRunSettings settings, ChaosTarget target, PrintStream out) {
         this.settings = settings;
         this.target = target;
         this.out = out;

@@ -18,18 +18,18 @@ final class ChaosVerdict {
     /** The report as Markdown, in the run's directory. */
     static final String REPORT_FILE = "report.md";
 
-    private final ChaosSettings settings;
+    private final ChaosRunSettings settings;
     private final History history;
     private final ChaosReport report;
 
-    private ChaosVerdict(ChaosSettings settings, History history, ChaosReport report) {
+    private ChaosVerdict(ChaosRunSettings settings, History history, ChaosReport report) {
         this.settings = settings;
         this.history = history;
         this.report = report;
     }
 
     /** Runs the standard checkers over {@code history}. */
-    static ChaosVerdict of(ChaosSettings settings, History history) {
+    static ChaosVerdict of(ChaosRunSettings settings, History history) {
         String title = settings.backend() + (settings.naive() ? " (naive)" : "") + ", seed " + settings.seed();
         return new ChaosVerdict(settings, history, ChaosReport.run(title, history, Checker.standard()));
     }

@@ -72,7 +72,7 @@ final class NodeHttp {
             if (response.statusCode() != 200) {
                 return new Read(false, null);
             }
-            String url = JSON.readTree(response.body()).path("rtspUrl").asText();
+            String url = JSON.readTree(response.body()).path("item").path("rtspUrl").asText();
             return new Read(true, url.substring(url.lastIndexOf('/') + 1));
         } catch (IOException e) {
             return new Read(false, null);

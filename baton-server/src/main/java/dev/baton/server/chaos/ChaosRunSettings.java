@@ -17,6 +17,6 @@ import java.util.Optional;
  * @param faults    restrict the faults to these (empty: every fault the backend supports)
  * @param dir       where node logs, the history and the report go
  */
-record ChaosSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
+record ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
         List<FaultKind> faults, Path dir) {
 }
