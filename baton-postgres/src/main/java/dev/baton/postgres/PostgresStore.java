@@ -57,9 +57,10 @@ import org.slf4j.LoggerFactory;
  * refused.
  *
  * <p><b>Leases.</b> Acquire, renew and release are one statement each. The group's row is never deleted: a release
- * clears the holder but keeps the term, so a grant is always the previous term + 1, for as long as the database
- * keeps its data (restoring {@code leader_lease} from an older backup would re-issue terms: don't, or raise every
- * term past the old maximum before starting nodes).
+ * clears the holder but keeps the term. A grant is {@code GREATEST(previous term + 1, the database clock in µs since
+ * the epoch)}, so terms strictly increase, and stay above every term issued before even when the database comes back
+ * with an older {@code leader_lease} (restored from a backup, failed over to a standby that lagged), unless the
+ * database's clock stepped back by more than the time since those terms were issued.
  *
  * <p><b>Notices and messages.</b> Lease and member notices and {@link #publish} messages are {@code NOTIFY}s on one
  * channel named after the schema, sent in the transaction that made the change, so they go out only if it commits.

@@ -18,8 +18,9 @@ CREATE TABLE IF NOT EXISTS :"schema".schema_version (
     applied_at  timestamptz NOT NULL DEFAULT now()
 );
 
--- One row per group, never deleted: a release clears leader_id and ends expires_at but keeps term, so the next
--- acquire is always term + 1, for the lifetime of the database. Terms are assigned here, never by a node.
+-- One row per group, never deleted: a release clears leader_id and ends expires_at but keeps term, and the next
+-- acquire issues GREATEST(term + 1, the database clock in microseconds since the epoch), so terms strictly increase
+-- even after this table comes back older (a restored backup). Terms are assigned here, never by a node.
 CREATE TABLE IF NOT EXISTS :"schema".leader_lease (
     group_name   text        PRIMARY KEY,
     leader_id    text,

@@ -85,13 +85,15 @@ class PostgresSchemaTest {
     @Test
     void startingTwiceChangesNothingAndKeepsTheData() {
         String schema = freshSchema();
+        AcquireResult granted;
         try (PostgresStore first = PostgresStore.connect(options(schema).build())) {
-            assertThat(first.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
-                    .isEqualTo(new AcquireResult.Granted(1));
+            granted = first.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
+            assertThat(granted).isInstanceOf(AcquireResult.Granted.class);
         }
 
+        long term = ((AcquireResult.Granted) granted).term();
         try (PostgresStore second = PostgresStore.connect(options(schema).build())) {
-            assertThat(second.read("g").join()).hasValueSatisfying(lease -> assertThat(lease.term()).isEqualTo(1));
+            assertThat(second.read("g").join()).hasValueSatisfying(lease -> assertThat(lease.term()).isEqualTo(term));
         }
         assertThat(versions(schema)).containsExactly(1, 2);
     }
@@ -179,13 +181,15 @@ class PostgresSchemaTest {
     void aStoreUpgradesAVersionOneSchemaInPlaceKeepingItsData() {
         String schema = freshSchema();
         applyByHand(schema, 1);
-        execute(postgres, "INSERT INTO " + schema + ".leader_lease (group_name, term) VALUES ('g', 41)");
+        // A term ahead of the database clock (µs since the epoch), so the next grant is exactly the kept term + 1.
+        long kept = 9_000_000_000_000_000L;
+        execute(postgres, "INSERT INTO " + schema + ".leader_lease (group_name, term) VALUES ('g', " + kept + ")");
 
         try (PostgresStore store = PostgresStore.connect(options(schema).build())) {
             assertThat(store.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
-                    .isEqualTo(new AcquireResult.Granted(42));
-            assertThat(store.writeLeader(new LeaderRecord("g", 42, "a", 1, "127.0.0.1:7001")).join().accepted())
-                    .isTrue();
+                    .isEqualTo(new AcquireResult.Granted(kept + 1));
+            assertThat(store.writeLeader(new LeaderRecord("g", kept + 1, "a", 1, "127.0.0.1:7001")).join()
+                    .accepted()).isTrue();
         }
         assertThat(versions(schema)).containsExactly(1, 2);
         assertThat(tables(schema)).contains("leader_records");

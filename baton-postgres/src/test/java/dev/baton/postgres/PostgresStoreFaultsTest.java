@@ -76,7 +76,8 @@ class PostgresStoreFaultsTest {
 
     @Test
     void aStatementBlockedByALockEndsWithTheStatementTimeout() throws Exception {
-        store.acquire(group, NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
+        long term = ((AcquireResult.Granted) store.acquire(group, NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
+                .term();
         try (Connection locker = RawPostgres.connect(postgres)) {
             locker.setAutoCommit(false);
             try (PreparedStatement ps = locker.prepareStatement(
@@ -85,13 +86,14 @@ class PostgresStoreFaultsTest {
                 ps.executeQuery().close();
             }
 
-            Throwable failure = failureOf(store.renew(group, "a", 1, Duration.ofMinutes(1)));
+            Throwable failure = failureOf(store.renew(group, "a", term, Duration.ofMinutes(1)));
 
             assertThat(failure).isInstanceOf(StoreTimeoutException.class)
                     .hasMessage("renew on " + store.describe() + " timed out after 300 ms (statement_timeout)");
             locker.rollback();
         }
-        assertThat(store.renew(group, "a", 1, Duration.ofMinutes(1)).get(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(store.renew(group, "a", term, Duration.ofMinutes(1)).get(BOUND_SECONDS, TimeUnit.SECONDS))
+                .isTrue();
     }
 
     @Test

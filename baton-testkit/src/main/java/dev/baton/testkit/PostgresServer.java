@@ -8,7 +8,10 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -18,8 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * A private PostgreSQL server for tests: its own free loopback port, its own temporary directory (data, socket, log),
  * a database {@code baton} owned by the superuser {@code baton} with a random password. Tests never rely on a
  * PostgreSQL someone else started (DESIGN §7), and can inject the faults a store must survive: {@link #kill()} (a
- * crash: the data survives through crash recovery), {@link #stop()} + {@link #restart()}, and {@link #pause()} (a hung
- * server whose connections, old and new, get no answer).
+ * crash: the data survives through crash recovery), {@link #stop()} + {@link #restart()}, {@link #pause()} (a hung
+ * server whose connections, old and new, get no answer), and {@link #snapshotSchema} + {@link #restoreSchema} (a
+ * database restored from an older backup).
  *
  * <p>Binaries: {@code initdb} and {@code postgres} (PostgreSQL 10 or newer) from {@code PATH} or Debian's
  * {@code /usr/lib/postgresql/VERSION/bin}, else the bundle shipped in
@@ -68,6 +72,7 @@ public final class PostgresServer implements AutoCloseable {
     private long postmasterPid;
     private boolean paused;
     private boolean closed;
+    private int snapshots;
 
     private PostgresServer(PostgresCluster cluster, int port, String password) {
         this.cluster = cluster;
@@ -213,6 +218,53 @@ public final class PostgresServer implements AutoCloseable {
         paused = false;
     }
 
+    /**
+     * Takes a logical backup of {@code schema}: copies every table of it into a private side schema of this server
+     * ({@code CREATE TABLE side.t AS TABLE schema.t}) and notes every sequence's position, all in one repeatable-read
+     * transaction, so the copy is of one moment. Later changes to {@code schema} leave the copy as it is; the side
+     * schema is never deleted by the server before {@link #close()}, so a snapshot can be restored any number of
+     * times. Needs the PostgreSQL JDBC driver ({@code org.postgresql:postgresql}) on the class path.
+     *
+     * @throws IllegalArgumentException if the schema does not exist
+     * @throws IllegalStateException if the server is closed or not running, or the copy fails (the message says why)
+     */
+    public SchemaSnapshot snapshotSchema(String schema) {
+        Objects.requireNonNull(schema, "schema");
+        String side;
+        synchronized (this) {
+            requireOpen();
+            if (!isRunning()) {
+                throw new IllegalStateException("postgres is not running");
+            }
+            side = "testkit_snapshot_" + (++snapshots);
+        }
+        return PostgresSchemaCopy.snapshot(this, schema, side);
+    }
+
+    /**
+     * What "the database was restored from an older backup" looks like to its clients: kills the server with SIGKILL
+     * (every connection drops, as in {@link #kill()}), starts it again on the same port, and then, before anything
+     * else can run, in one transaction empties every table of the snapshot's schema and fills it with the snapshot's
+     * rows, and sets the schema's sequences back to where they were. Tables created since the snapshot are left
+     * empty; triggers and foreign-key checks do not run during the restore. A client that reconnects at once may run
+     * a statement between the restart and the restore's first TRUNCATE: it acts on the data as of the kill, and its
+     * effect is then lost to the restore, as the last moments before a backup restore are; from the TRUNCATE on,
+     * statements on the schema's tables wait for the restore to commit and then see the snapshot's rows.
+     *
+     * @throws IllegalArgumentException if {@code snapshot} was taken on another server
+     * @throws IllegalStateException if the server is closed, or a table of the snapshot no longer exists
+     */
+    public synchronized void restoreSchema(SchemaSnapshot snapshot) {
+        Objects.requireNonNull(snapshot, "snapshot");
+        if (snapshot.server() != this) {
+            throw new IllegalArgumentException("snapshot " + snapshot + " was taken on another server than " + this);
+        }
+        requireOpen();
+        kill();
+        launch(true);
+        PostgresSchemaCopy.restore(this, snapshot);
+    }
+
     /** Resumes, stops and deletes the server's directory with its data. Idempotent; also run by a shutdown hook. */
     @Override
     public synchronized void close() {
@@ -339,6 +391,57 @@ public final class PostgresServer implements AutoCloseable {
             } catch (RuntimeException e) {
                 System.err.println("could not clean up " + server + ": " + e);
             }
+        }
+    }
+
+    /**
+     * A logical copy of one schema's tables taken by {@link #snapshotSchema}, for {@link #restoreSchema} on the same
+     * server. Opaque: it names the schema it copied and is otherwise only good for restoring.
+     */
+    public static final class SchemaSnapshot {
+
+        private final PostgresServer server;
+        private final String schema;
+        private final String side;
+        private final List<String> tables;
+        private final Map<String, long[]> sequences;
+
+        SchemaSnapshot(PostgresServer server, String schema, String side, List<String> tables,
+                Map<String, long[]> sequences) {
+            this.server = server;
+            this.schema = schema;
+            this.side = side;
+            this.tables = List.copyOf(tables);
+            this.sequences = Collections.unmodifiableMap(new LinkedHashMap<>(sequences));
+        }
+
+        /** The schema that was copied, and that {@link #restoreSchema} puts back. */
+        public String schema() {
+            return schema;
+        }
+
+        PostgresServer server() {
+            return server;
+        }
+
+        /** The side schema holding the copy. */
+        String side() {
+            return side;
+        }
+
+        /** The copied tables, by name. */
+        List<String> tables() {
+            return tables;
+        }
+
+        /** Each sequence's {@code last_value} and {@code is_called} (1 or 0) at the snapshot. */
+        Map<String, long[]> sequences() {
+            return sequences;
+        }
+
+        @Override
+        public String toString() {
+            return "SchemaSnapshot[" + schema + " -> " + side + ", tables=" + tables + "]";
         }
     }
 

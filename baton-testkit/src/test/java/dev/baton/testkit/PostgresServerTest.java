@@ -127,6 +127,81 @@ class PostgresServerTest {
     }
 
     @Test
+    void restoredSchemaHasTheSnapshotsRowsAndSequencesAfterACrashRestart() throws SQLException {
+        try (PostgresServer pg = PostgresServer.start()) {
+            int port = pg.port();
+            long firstPid = pg.pid();
+            try (Connection connection = connect(pg)) {
+                execute(connection, "create schema app", "create schema other",
+                        "create table app.items (id bigserial primary key, v text)",
+                        "create table app.owners (item bigint references app.items (id), who text)",
+                        "create table other.kept (v text)",
+                        "insert into app.items (v) values ('one'), ('two')",
+                        "insert into app.owners values (1, 'a')");
+            }
+
+            PostgresServer.SchemaSnapshot snapshot = pg.snapshotSchema("app");
+
+            try (Connection connection = connect(pg)) {
+                execute(connection, "delete from app.owners", "update app.items set v = 'changed'",
+                        "insert into app.items (v) values ('three')", "create table app.later (v text)",
+                        "insert into app.later values ('new')", "insert into other.kept values ('outside')");
+            }
+            pg.restoreSchema(snapshot);
+
+            assertThat(snapshot.schema()).isEqualTo("app");
+            assertThat(pg.port()).isEqualTo(port);
+            assertThat(pg.pid()).as("a new postmaster").isNotEqualTo(firstPid);
+            try (Connection connection = connect(pg)) {
+                assertThat(queryString(connection, "select string_agg(id || '=' || v, ',' order by id) from app.items"))
+                        .isEqualTo("1=one,2=two");
+                assertThat(queryString(connection, "select who from app.owners where item = 1")).isEqualTo("a");
+                assertThat(queryString(connection, "select count(*) from app.later")).isEqualTo("0");
+                assertThat(queryString(connection, "select v from other.kept")).as("other schemas keep their rows")
+                        .isEqualTo("outside");
+                assertThat(queryString(connection, "insert into app.items (v) values ('next') returning id"))
+                        .as("the sequence is back where the snapshot found it").isEqualTo("3");
+            }
+        }
+    }
+
+    @Test
+    void aSnapshotCanBeRestoredAgainAndSurvivesLaterChanges() throws SQLException {
+        try (PostgresServer pg = PostgresServer.start()) {
+            try (Connection connection = connect(pg)) {
+                execute(connection, "create schema app", "create table app.t (v text)",
+                        "insert into app.t values ('snapshot')");
+            }
+            PostgresServer.SchemaSnapshot snapshot = pg.snapshotSchema("app");
+            for (String later : List.of("first", "second")) {
+                try (Connection connection = connect(pg)) {
+                    execute(connection, "update app.t set v = '" + later + "'");
+                }
+                pg.restoreSchema(snapshot);
+                try (Connection connection = connect(pg)) {
+                    assertThat(queryString(connection, "select v from app.t")).isEqualTo("snapshot");
+                }
+            }
+        }
+    }
+
+    @Test
+    void snapshotOfAMissingSchemaOrRestoreOnAnotherServerIsRefused() throws SQLException {
+        try (PostgresServer pg = PostgresServer.start(); PostgresServer other = PostgresServer.start()) {
+            try (Connection connection = connect(pg)) {
+                execute(connection, "create schema app");
+            }
+            assertThatThrownBy(() -> pg.snapshotSchema("missing"))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("schema missing does not exist on PostgresServer[");
+            PostgresServer.SchemaSnapshot snapshot = pg.snapshotSchema("app");
+            assertThatThrownBy(() -> other.restoreSchema(snapshot))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("was taken on another server");
+        }
+    }
+
+    @Test
     void pausedServerAnswersNothingUntilResumed() throws Exception {
         try (PostgresServer pg = PostgresServer.start();
              Connection open = connect(pg);

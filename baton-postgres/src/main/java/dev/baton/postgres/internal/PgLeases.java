@@ -16,11 +16,26 @@ import java.util.concurrent.CompletableFuture;
  * and each decides expiry by the database's {@code now()} only.
  *
  * <p>The group's row is never deleted: a release clears {@code leader_id} and ends {@code expires_at} but keeps
- * {@code term}, so every grant is {@code term + 1} of the row's current term, computed by the database in the same
- * statement that takes the lease. Concurrent acquires queue on the row lock; PostgreSQL re-evaluates the condition
- * on the newest row version, so exactly one of them wins.
+ * {@code term}. Every grant is {@code GREATEST(term + 1, the database clock in µs since the epoch)}, computed by the
+ * database in the same statement that takes the lease (DESIGN §3, rule 5): {@code term + 1} keeps terms strictly
+ * increasing while the row is intact, and the clock keeps them above every term issued before when the row is
+ * <em>older</em> than the terms already issued (a database restored from a backup, a failover to a standby that
+ * lagged). A term issued at clock time t is at most t in µs as long as the group averages under one grant per µs,
+ * so the next grant is above it unless the database's clock stepped back by more than the time since. Concurrent
+ * acquires queue on the row lock; PostgreSQL re-evaluates the condition on the newest row version, so exactly one of
+ * them wins.
  */
 public final class PgLeases {
+
+    /**
+     * The database clock in µs since the epoch. {@code clock_timestamp()}, not {@code now()}: {@code now()} is frozen
+     * at the start of the transaction, so an acquire that queued on the row lock behind another one (or ran in a
+     * long transaction) would use a time from before it could issue anything; {@code clock_timestamp()} is read when
+     * the row is written, the moment the term is issued. Expiry keeps using {@code now()}: it only needs one
+     * consistent time per statement, and a term only needs a time no earlier than its predecessors'.
+     */
+    private static final String CLOCK_MICROS =
+            "CAST(floor(extract(epoch FROM clock_timestamp()) * 1000000) AS bigint)";
 
     private final SqlRunner sql;
     private final Tables tables;
@@ -42,11 +57,11 @@ public final class PgLeases {
                 + NodeColumns.PARAMS + "), "
                 + "up AS (INSERT INTO " + tables.leaderLease() + " AS l (group_name, leader_id, term, acquired_at, "
                 + "expires_at, renewed_at, hostname, api_url, leader_info) "
-                + "SELECT p.grp, p.id, 1, now(), now() + p.ttl_ms * interval '1 millisecond', now(), p.hostname, "
-                + "p.api, " + NodeColumns.LEADER_INFO_JSON + " FROM p "
+                + "SELECT p.grp, p.id, " + CLOCK_MICROS + ", now(), now() + p.ttl_ms * interval '1 millisecond', "
+                + "now(), p.hostname, p.api, " + NodeColumns.LEADER_INFO_JSON + " FROM p "
                 + "ON CONFLICT (group_name) DO UPDATE SET "
                 + "leader_id = CASE WHEN " + free + " THEN excluded.leader_id ELSE l.leader_id END, "
-                + "term = CASE WHEN " + free + " THEN l.term + 1 ELSE l.term END, "
+                + "term = CASE WHEN " + free + " THEN GREATEST(l.term + 1, " + CLOCK_MICROS + ") ELSE l.term END, "
                 + "acquired_at = CASE WHEN " + free + " THEN excluded.acquired_at ELSE l.acquired_at END, "
                 + "expires_at = CASE WHEN " + free + " THEN excluded.expires_at ELSE l.expires_at END, "
                 + "renewed_at = CASE WHEN " + free + " THEN excluded.renewed_at ELSE l.renewed_at END, "
