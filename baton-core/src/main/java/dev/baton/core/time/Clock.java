@@ -6,8 +6,9 @@ import java.time.Instant;
  * The only source of time for Baton's state machines.
  *
  * <p>{@link #nanoTime()} is monotonic and is what every deadline and timeout is measured on. {@link #instant()} is
- * wall-clock time and is used only to stamp events and logs: no safety decision in Baton compares two wall clocks
- * (expiry is decided by the store's clock).
+ * wall-clock time, used to stamp events and logs, and by the bully protocol as a floor for the terms it claims (a
+ * leader record restored from an old copy then still yields a new term). No expiry or deadline in Baton compares two
+ * wall clocks (expiry is decided by the store's clock).
  */
 public interface Clock {
 

@@ -34,6 +34,7 @@ import dev.baton.peer.internal.TickFailures;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -52,11 +53,12 @@ import org.slf4j.LoggerFactory;
  * <p>Phases: {@code JOINING} (the seed's join loop, {@link JoinProcess}; no failure detector yet), {@code FOUNDING}
  * (no leader found: becomes leader with process id 1), {@code FOLLOWING}, {@code ELECTING} (sent ELECTION to the
  * higher processes), {@code AWAITING} (a higher process answered, or another node won the store: waits for its
- * COORDINATOR), {@code CLAIMING} (reads the store and writes term + 1), {@code LEADING}, {@code CLOSED}. Members run
+ * COORDINATOR), {@code CLAIMING} (reads the store and writes the next term), {@code LEADING}, {@code CLOSED}. Members run
  * the {@link FailureDetector}; the leader keeps the {@link GroupTable}.
  *
  * <p>Terms: every leadership is a term taken from the leader store by compare-and-set, so no term ever has two
- * leaders. Every message carries the sender's group term; a node that hears a newer term than its own for a whole
+ * leaders; the next term is above the stored one, above every term this node has seen, and at least the wall clock
+ * in µs (see {@code nextTerm}), so a store restored from an older copy does not make a term come round again. Every message carries the sender's group term; a node that hears a newer term than its own for a whole
  * ping interval without learning its leader leaves its group and joins again through the store (that is how the
  * groups of a healed partition merge). A leader stops when it learns of a newer term (COORDINATOR, the store) or
  * cannot confirm its own in the store for leadershipValidity.
@@ -855,9 +857,22 @@ final class BullyNode {
         });
     }
 
-    /** The next term to claim: above the stored one and above every term this node has seen (the store may regress). */
+    /**
+     * The next term to claim: above the stored one, above every term this node has seen, and at least this machine's
+     * wall clock in µs since the epoch (DESIGN §3, rule 5). The first two keep terms increasing while the store or
+     * this process remembers; the clock covers a store that comes back older (a leader record file restored from an
+     * old copy) after every process restarted and remembers nothing: a term claimed at clock time t is at most t in
+     * µs while the group averages under one claim per µs, so a later claim is above it unless the claiming machine's
+     * clock is behind the earlier claimer's by more than the time since. The clock is the claimer's, not the
+     * store's: a {@link FileLeaderStore} is local to one machine, so there the two are the same clock.
+     */
     private long nextTerm(Optional<LeaderRecord> record) {
-        return Math.max(record.map(LeaderRecord::term).orElse(0L), highestTerm) + 1;
+        long counter = Math.max(record.map(LeaderRecord::term).orElse(0L), highestTerm) + 1;
+        return Math.max(counter, epochMicros(clock.instant()));
+    }
+
+    private static long epochMicros(Instant instant) {
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1_000);
     }
 
     private void onCoordinator(PeerAddress from, Coordinator coordinator) {

@@ -4,6 +4,7 @@ import dev.baton.core.Capabilities;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.MemberState;
+import dev.baton.core.time.Clock;
 import dev.baton.peer.MemberCard;
 import dev.baton.peer.bully.BullyMessage.GroupMember;
 import dev.baton.peer.sim.LinkConditions;
@@ -15,6 +16,7 @@ import dev.baton.peer.transport.Transport;
 import dev.baton.testkit.DeterministicScheduler;
 import dev.baton.testkit.FakeClock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,7 +42,12 @@ final class BullyCluster {
     static final String GROUP = "sim";
 
     final long seed;
+    /** Wall time starts at 2026-01-01 (a realistic epoch), so terms, at least the wall clock in µs, look real. */
     final FakeClock clock = new FakeClock();
+    /** The wall clock in µs since the epoch when the cluster was created: every term claimed is at least this. */
+    final long startMicros = micros(clock.instant());
+    /** The clock nodes created from now on use; {@link #wallClockStandsStill()} replaces it. */
+    private Clock nodeClock = clock;
     final DeterministicScheduler scheduler = new DeterministicScheduler(clock);
     final Random random;
     final SimulatedNetwork<BullyMessage> network;
@@ -70,7 +77,7 @@ final class BullyCluster {
             this.incarnation = incarnation;
             this.nodeScheduler = new NodeScheduler(scheduler);
             this.election = new BullyElection(GROUP, new MemberCard(address.host(), null, Capabilities.DEFAULT,
-                    Map.of()), config, transport, store.clientFor(address), false, clock, nodeScheduler,
+                    Map.of()), config, transport, store.clientFor(address), false, nodeClock, nodeScheduler,
                     new Random(random.nextLong()), Runnable::run, null);
             election.addListener(events::add);
         }
@@ -111,6 +118,35 @@ final class BullyCluster {
         for (int i = 1; i <= size; i++) {
             addresses.add(PeerAddress.of("n" + i, 7400));
         }
+    }
+
+    /**
+     * Nodes created from now on see a wall clock that stands still at the cluster's start (monotonic time still
+     * runs): their terms then come from the store's and their own counters alone, as on a machine whose clock
+     * stepped back, which is what a test of the compare-and-set without the clock's help needs.
+     */
+    void wallClockStandsStill() {
+        Instant frozen = clock.instant();
+        nodeClock = new Clock() {
+            @Override
+            public long nanoTime() {
+                return clock.nanoTime();
+            }
+
+            @Override
+            public Instant instant() {
+                return frozen;
+            }
+        };
+    }
+
+    /** The simulated wall clock now, in µs since the epoch: the least term a claim made now can take. */
+    long wallMicros() {
+        return micros(clock.instant());
+    }
+
+    static long micros(Instant instant) {
+        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
     }
 
     /** A cluster of {@code size} nodes with the fast timings and 1-3 ms links. */

@@ -40,7 +40,10 @@ class BullyJoinTest {
         // 4 attempts x 3 reads, then the one read before the write (the store may have changed meanwhile).
         assertThat(cluster.store.reads()).isEqualTo(4 * 3 + 1);
         assertThat(cluster.store.writes()).isEqualTo(1);
-        assertThat(cluster.store.record()).contains(new LeaderRecord("sim", 1, "n1:7400", 1, "n1:7400"));
+        assertThat(cluster.store.record())
+                .contains(new LeaderRecord("sim", n1.node().term(), "n1:7400", 1, "n1:7400"));
+        assertThat(n1.node().term()).as("the wall clock in µs when it founded the group")
+                .isBetween(cluster.startMicros, cluster.wallMicros());
         assertThat(n1.pid()).isEqualTo(1);
         // Twelve random pauses of 1 to 1000 ms, each after a read that found nothing.
         assertThat(cluster.clock.elapsed()).isBetween(Duration.ofMillis(12), Duration.ofMillis(12 * 1000 + 100));
@@ -89,7 +92,9 @@ class BullyJoinTest {
 
         assertThat(sent).noneMatch(s -> s.message() instanceof Join);
         assertThat(cluster.store.reads()).isEqualTo(4 * 3 + 1);
-        assertThat(cluster.store.record()).contains(new LeaderRecord("sim", 8, "n1:7400", 1, "n1:7400"));
+        assertThat(cluster.store.record())
+                .contains(new LeaderRecord("sim", n1.node().term(), "n1:7400", 1, "n1:7400"));
+        assertThat(n1.node().term()).isGreaterThan(7);
     }
 
     @Test
@@ -106,7 +111,8 @@ class BullyJoinTest {
         assertThat(sent).anyMatch(s -> s.from().equals(n2.address) && s.to().equals(n1.address)
                 && s.message() instanceof JoinRefused refused && refused.reason() == JoinRefusal.NOT_LEADER);
         assertThat(n2.election.isLeader()).isTrue();
-        assertThat(n2.node().term()).isEqualTo(4);
+        assertThat(n2.node().term()).isGreaterThan(3);
+        assertThat(n1.node().term()).isEqualTo(n2.node().term());
         assertThat(n1.pid()).isEqualTo(2);
     }
 
@@ -140,7 +146,9 @@ class BullyJoinTest {
         cluster.advanceUntil(Duration.ofSeconds(10), () -> n1.election.isLeader());
 
         assertThat(silent.received(Join.class)).hasSize(4);
-        assertThat(cluster.store.record()).contains(new LeaderRecord("sim", 6, "n1:7400", 1, "n1:7400"));
+        assertThat(cluster.store.record())
+                .contains(new LeaderRecord("sim", n1.node().term(), "n1:7400", 1, "n1:7400"));
+        assertThat(n1.node().term()).isGreaterThan(5);
     }
 
     @Test
@@ -199,11 +207,13 @@ class BullyJoinTest {
 
         cluster.advanceUntil(Duration.ofSeconds(5), cluster::settled);
 
-        assertThat(cluster.store.writes()).as("both tried to write term 1").isEqualTo(2);
+        // Both read the empty store at the same simulated moment, so both claim the same term (the clock's).
+        assertThat(cluster.store.writes()).as("both tried to write the first term").isEqualTo(2);
+        BullyCluster.Node winner = n1.election.isLeader() ? n1 : n2;
         List<LeadershipAcquired> acquired = cluster.nodes.values().stream()
                 .flatMap(n -> n.events(LeadershipAcquired.class).stream()).collect(Collectors.toList());
-        assertThat(acquired).singleElement().satisfies(a -> assertThat(a.term()).isEqualTo(1));
-        BullyCluster.Node loser = n1.election.isLeader() ? n2 : n1;
+        assertThat(acquired).singleElement().satisfies(a -> assertThat(a.term()).isEqualTo(winner.node().term()));
+        BullyCluster.Node loser = winner == n1 ? n2 : n1;
         assertThat(loser.pid()).isEqualTo(2);
     }
 
@@ -216,7 +226,7 @@ class BullyJoinTest {
         assertThat(cluster.nodes.values().stream().map(BullyCluster.Node::pid).collect(Collectors.toSet()))
                 .containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
         assertThat(cluster.nodes.values().stream().flatMap(n -> n.events(LeadershipAcquired.class).stream()))
-                .singleElement().satisfies(a -> assertThat(a.term()).isEqualTo(1));
+                .singleElement().satisfies(a -> assertThat(a.term()).isEqualTo(cluster.leader().node().term()));
     }
 
     private static List<Sent<BullyMessage>> from(List<Sent<BullyMessage>> sent, PeerAddress sender) {
