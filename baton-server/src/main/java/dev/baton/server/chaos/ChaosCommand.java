@@ -60,6 +60,11 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "backend supports).")
     List<String> faults;
 
+    @Option(names = "--faults-in-turn",
+            description = "Take the faults in turn (trial K gets the K-th, cyclically) instead of at random, so that a "
+                    + "short run covers each of them.")
+    boolean inTurn;
+
     @Option(names = "--naive",
             description = "Run the nodes as the original designs did: no local deadline and a resource without "
                     + "fencing. The checkers should then report violations; this shows that they can.")
@@ -117,7 +122,7 @@ public final class ChaosCommand implements Callable<Integer> {
             throw CliError.usage("--out: cannot create " + dir + ": " + e.getMessage());
         }
         return new ChaosRunSettings(backend, trials, runSeed, nodes, naive, Optional.ofNullable(onlyTrial),
-                List.copyOf(chosen), dir);
+                List.copyOf(chosen), inTurn, dir);
     }
 
     /** Starts the backend's servers; a fault the backend does not support is a usage error. */

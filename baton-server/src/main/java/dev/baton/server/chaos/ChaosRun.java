@@ -98,7 +98,8 @@ final class ChaosRun implements AutoCloseable {
         trial = number;
         Random random = new Random(settings.seed() * 1_000_003L + number);
         List<FaultKind> faults = settings.faults().isEmpty() ? target.faults() : settings.faults();
-        FaultKind fault = faults.get(random.nextInt(faults.size()));
+        int draw = random.nextInt(faults.size());
+        FaultKind fault = faults.get(settings.inTurn() ? (number - 1) % faults.size() : draw);
         restartDeadNodes();
         if (awaitLeader(STEADY_LEADER) < 0) {
             out.printf("trial %d: no leader within %d s before the fault; running it anyway%n", number,
@@ -114,17 +115,30 @@ final class ChaosRun implements AutoCloseable {
         long leaderAt = awaitLeader(target.leaderBound().plusSeconds(5));
         readBack(items);
         long end = System.nanoTime();
-        history.append(new HistoryEvent.Fault(number, fault, injected.target(), start, injected.end()));
+        if (injected.targets().isEmpty()) {
+            history.append(new HistoryEvent.Fault(number, fault, null, start, injected.end()));
+        }
+        for (String node : injected.targets()) {
+            history.append(new HistoryEvent.Fault(number, fault, node, start, injected.end()));
+        }
         history.append(new HistoryEvent.Trial(number, fault, fault.canLoseData(), start, healed, end,
                 leaderAt < 0 ? null : leaderAt, target.leaderBound().toMillis()));
         out.printf("trial %d/%d: %-22s %-14s held %5d ms, leader %s after healing%n", number, settings.trials(),
-                fault, injected.target() == null ? "" : "on " + injected.target(),
+                fault, injected.targets().isEmpty() ? "" : "on " + String.join("+", injected.targets()),
                 (healed - start) / 1_000_000,
                 leaderAt < 0 ? "NOT seen" : (Math.max(0, leaderAt - healed) / 1_000_000) + " ms");
     }
 
-    /** What a trial injected: on which node, and when the fault ended. */
-    private record Fault(String target, long end) {
+    /** What a trial injected: on which nodes (none for a fault of the store as a whole), and when it ended. */
+    private record Fault(List<String> targets, long end) {
+
+        static Fault onStore(long end) {
+            return new Fault(List.of(), end);
+        }
+
+        static Fault on(ChaosNode node, long end) {
+            return new Fault(List.of(node.name()), end);
+        }
     }
 
     private Fault inject(FaultKind fault, int victim, Random random, Duration ttl, List<String> items) {
@@ -134,14 +148,14 @@ final class ChaosRun implements AutoCloseable {
             case NONE -> {
                 releaseLeader();
                 hold(between(random, 500, 1500), items);
-                return new Fault(null, System.nanoTime());
+                return Fault.onStore(System.nanoTime());
             }
             case KILL_NODE -> {
                 crash(node);
                 hold(between(random, 500, 3000), items);
                 long end = System.nanoTime();
                 node.start();
-                return new Fault(node.name(), end);
+                return Fault.on(node, end);
             }
             case PAUSE_NODE -> {
                 long paused = System.nanoTime();
@@ -150,7 +164,7 @@ final class ChaosRun implements AutoCloseable {
                 node.resume();
                 long end = System.nanoTime();
                 history.append(new HistoryEvent.Pause(trial, node.name(), paused, end));
-                return new Fault(node.name(), end);
+                return Fault.on(node, end);
             }
             case PARTITION_ONE, PARTITION_TWO -> {
                 List<Integer> cut = new ArrayList<>(List.of(victim));
@@ -160,8 +174,7 @@ final class ChaosRun implements AutoCloseable {
                 partition(cut);
                 hold(between(random, 1000, 4000), items);
                 heal();
-                return new Fault(String.join("+", cut.stream().map(i -> nodes.get(i).name()).toList()),
-                        System.nanoTime());
+                return new Fault(cut.stream().map(i -> nodes.get(i).name()).toList(), System.nanoTime());
             }
             case STORE_RESTORE_SNAPSHOT, STORE_TRUNCATED_AOF, STORE_RESTORE_BACKUP -> {
                 // The store's state is saved, the lease changes hands (a new term), the new leader writes, and then
@@ -177,31 +190,31 @@ final class ChaosRun implements AutoCloseable {
                     target.inject(fault, victim, Duration.ZERO);
                 }
                 hold(between(random, 300, 1000), items);
-                return new Fault(null, System.nanoTime());
+                return Fault.onStore(System.nanoTime());
             }
             case STORE_RESTART, STORE_RESTART_EMPTY -> {
                 target.inject(fault, victim, Duration.ZERO);
                 hold(between(random, 500, 1500), items);
-                return new Fault(null, System.nanoTime());
+                return Fault.onStore(System.nanoTime());
             }
             case STORE_PAUSE -> {
                 target.inject(fault, victim, Duration.ZERO);
                 hold(scaled(ttl, random, 0.5, 2.0), items);
                 target.heal(fault);
-                return new Fault(null, System.nanoTime());
+                return Fault.onStore(System.nanoTime());
             }
             case STORE_LATENCY -> {
                 target.inject(fault, victim, between(random, 50, 400));
                 hold(between(random, 1000, 3000), items);
                 target.heal(fault);
-                return new Fault(null, System.nanoTime());
+                return Fault.onStore(System.nanoTime());
             }
             case STORE_BLACKHOLE, STORE_RESET -> {
                 target.inject(fault, victim, Duration.ZERO);
                 hold(fault == FaultKind.STORE_BLACKHOLE ? scaled(ttl, random, 1.2, 2.0) : between(random, 500, 3000),
                         items);
                 target.heal(fault);
-                return new Fault(node.name(), System.nanoTime());
+                return Fault.on(node, System.nanoTime());
             }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }

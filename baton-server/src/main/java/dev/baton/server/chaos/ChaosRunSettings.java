@@ -15,8 +15,10 @@ import java.util.Optional;
  *                  what the checkers catch
  * @param onlyTrial replay this trial alone
  * @param faults    restrict the faults to these (empty: every fault the backend supports)
+ * @param inTurn    take the faults in turn (trial K gets fault K mod n) instead of drawing them from the seed, so a
+ *                  short run covers every fault
  * @param dir       where node logs, the history and the report go
  */
 record ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
-        List<FaultKind> faults, Path dir) {
+        List<FaultKind> faults, boolean inTurn, Path dir) {
 }

@@ -50,11 +50,30 @@ final class ChaosVerdict {
         report.results().stream().filter(ChaosReport.CheckerResult::safety)
                 .forEach(result -> result.violations().forEach(v -> failing.add(v.trial())));
         for (int trial : failing) {
-            text.append(String.format("replay trial %d: baton chaos --backend %s --seed %d --trials %d --trial %d%s%n",
-                    trial, settings.backend(), settings.seed(), settings.trials(), trial,
-                    settings.naive() ? " --naive" : ""));
+            text.append(String.format("replay trial %d: %s%n", trial, replay(trial)));
         }
         return text.toString();
+    }
+
+    /** The command that runs {@code trial} of this run again, alone, with the same choices. */
+    String replay(int trial) {
+        StringBuilder command = new StringBuilder("baton chaos --backend ").append(settings.backend())
+                .append(" --seed ").append(settings.seed()).append(" --trials ").append(settings.trials())
+                .append(" --trial ").append(trial);
+        if (settings.nodes() != 3) {
+            command.append(" --nodes ").append(settings.nodes());
+        }
+        if (!settings.faults().isEmpty()) {
+            command.append(" --faults ").append(String.join(",",
+                    settings.faults().stream().map(FaultKind::wireName).toList()));
+        }
+        if (settings.inTurn()) {
+            command.append(" --faults-in-turn");
+        }
+        if (settings.naive()) {
+            command.append(" --naive");
+        }
+        return command.toString();
     }
 
     /** Writes the history and the Markdown report to {@code dir}. */
