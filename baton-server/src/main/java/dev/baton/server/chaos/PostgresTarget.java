@@ -1,7 +1,6 @@
 package dev.baton.server.chaos;
 
 import dev.baton.testkit.PostgresServer;
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -9,21 +8,21 @@ import java.util.List;
  * killed and restarted (it keeps its data), or restored from a backup of Baton's tables taken before a hand-over: the
  * fault that would let a database issue a term twice.
  */
-final class PostgresTarget implements ChaosTarget {
+final class PostgresTarget extends StoreTarget {
 
     /** The schema Baton's store creates by default. */
     private static final String SCHEMA = "baton";
+    private static final List<FaultKind> FAULTS = withCommonFaults(FaultKind.STORE_RESTART,
+            FaultKind.STORE_RESTORE_BACKUP);
 
     private final PostgresServer server;
-    private final StoreLinks links;
-    private final StoreTimings timings;
     private PostgresServer.SchemaSnapshot backup;
 
     PostgresTarget(int nodes, StoreTimings timings) {
-        this.timings = timings;
+        super(timings);
         this.server = PostgresServer.start();
         try {
-            this.links = new StoreLinks(server.host(), server.port(), nodes);
+            link(server.host(), server.port(), nodes);
         } catch (RuntimeException e) {
             server.close();
             throw e;
@@ -37,40 +36,12 @@ final class PostgresTarget implements ChaosTarget {
 
     @Override
     public List<FaultKind> faults() {
-        return List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE, FaultKind.STORE_RESTART,
-                FaultKind.STORE_RESTORE_BACKUP, FaultKind.STORE_PAUSE, FaultKind.STORE_LATENCY,
-                FaultKind.STORE_BLACKHOLE, FaultKind.STORE_RESET);
+        return FAULTS;
     }
 
     @Override
-    public String nodeId(int index) {
-        return "n" + (index + 1);
-    }
-
-    @Override
-    public List<String> nodeArgs(int index) {
-        String uri = server.uri().replace(":" + server.port() + "/", ":" + links.port(index) + "/");
-        return timings.nodeArgs(uri, nodeId(index));
-    }
-
-    @Override
-    public boolean hasItems() {
-        return true;
-    }
-
-    @Override
-    public boolean fencesInStore() {
-        return true;
-    }
-
-    @Override
-    public Duration leaderBound() {
-        return timings.leaderBound();
-    }
-
-    @Override
-    public Duration leaseTtl() {
-        return timings.leaseTtl();
+    String uri(int proxyPort) {
+        return server.uri().replace(":" + server.port() + "/", ":" + proxyPort + "/");
     }
 
     @Override
@@ -81,36 +52,29 @@ final class PostgresTarget implements ChaosTarget {
     }
 
     @Override
-    public void inject(FaultKind fault, int target, Duration latency) {
+    void injectServerFault(FaultKind fault) {
         switch (fault) {
             case STORE_RESTART -> {
                 server.kill();
                 server.restart();
             }
             case STORE_RESTORE_BACKUP -> server.restoreSchema(backup);
-            case STORE_PAUSE -> server.pause();
-            case STORE_LATENCY -> links.latency(latency);
-            case STORE_BLACKHOLE -> links.blackhole(target);
-            case STORE_RESET -> links.reset(target);
             default -> throw new IllegalArgumentException("not a PostgreSQL fault: " + fault);
         }
     }
 
     @Override
-    public void heal(FaultKind fault) {
-        switch (fault) {
-            case STORE_PAUSE -> server.resume();
-            case STORE_LATENCY, STORE_BLACKHOLE, STORE_RESET -> links.heal();
-            default -> { }
-        }
+    void pauseServer() {
+        server.pause();
     }
 
     @Override
-    public void close() {
-        try {
-            links.close();
-        } finally {
-            server.close();
-        }
+    void resumeServer() {
+        server.resume();
+    }
+
+    @Override
+    void stopServer() {
+        server.close();
     }
 }
