@@ -34,6 +34,12 @@ import org.slf4j.LoggerFactory;
  * connection closed with a WARN line (rate-limited; it names the peer and the socket address) and a counter in
  * {@link TransportStats#rejected(RejectReason)}; the node and its other connections go on.
  *
+ * <p><b>Limits.</b> What the network can make a node hold is bounded. Until its handshake completes a connection may
+ * send frames of at most 4 KiB and must complete the handshake within {@link Builder#handshakeTimeout}; at most
+ * {@link Builder#maxPendingHandshakes} inbound connections may be in that state, further ones are refused at once.
+ * After the handshake, frames may be {@link Builder#maxFrameSize} long. Input is buffered as it arrives (an announced
+ * length allocates nothing), and a frame left incomplete for {@link Builder#frameTimeout} closes the connection.
+ *
  * @param <M> the protocol's message type
  */
 public final class NettyTransport<M> implements Transport<M> {
@@ -58,7 +64,7 @@ public final class NettyTransport<M> implements Transport<M> {
         this.connections = new NettyConnections(new NettyConnections.Settings(
                 config.bindHost, config.bindPort, config.advertise, config.clusterName, config.maxFrameSize,
                 config.sharedSecret == null ? null : config.sharedSecret.clone(), config.connectTimeout,
-                config.handshakeTimeout, config.sendQueueBound, config.workerThreads, config.clock),
+                config.handshakeTimeout, config.frameTimeout, config.maxPendingHandshakes, config.sendQueueBound, config.workerThreads, config.clock),
                 counters, this::deliver);
         this.handlerErrors = new RateLimitedLog(log, config.clock, Duration.ofSeconds(10), 5);
         this.local = config.advertise != null ? config.advertise
@@ -210,6 +216,8 @@ public final class NettyTransport<M> implements Transport<M> {
         private byte[] sharedSecret;
         private Duration connectTimeout = Duration.ofSeconds(2);
         private Duration handshakeTimeout = Duration.ofSeconds(5);
+        private Duration frameTimeout = Duration.ofSeconds(10);
+        private int maxPendingHandshakes = 64;
         private int sendQueueBound = 1024;
         private int workerThreads = 1;
         private Clock clock = Clock.system();
@@ -228,6 +236,8 @@ public final class NettyTransport<M> implements Transport<M> {
             b.sharedSecret = sharedSecret == null ? null : sharedSecret.clone();
             b.connectTimeout = connectTimeout;
             b.handshakeTimeout = handshakeTimeout;
+            b.frameTimeout = frameTimeout;
+            b.maxPendingHandshakes = maxPendingHandshakes;
             b.sendQueueBound = sendQueueBound;
             b.workerThreads = workerThreads;
             b.clock = clock;
@@ -266,7 +276,8 @@ public final class NettyTransport<M> implements Transport<M> {
 
         /**
          * Largest frame accepted or sent, in bytes, counting the type byte and the payload (not the 4-byte length).
-         * Default 1 MiB; 1 KiB to 64 MiB.
+         * Default 1 MiB; 1 KiB to 64 MiB. It applies once a connection's handshake has completed; until then a
+         * connection may send frames of at most 4 KiB, whatever this is.
          */
         public Builder<M> maxFrameSize(int bytes) {
             this.maxFrameSize = bytes;
@@ -288,9 +299,33 @@ public final class NettyTransport<M> implements Transport<M> {
             return this;
         }
 
-        /** Longest time from TCP connect to a completed handshake before the connection is closed. Default 5 s. */
+        /**
+         * Longest time from TCP connect to a completed handshake (and authentication) before the connection is closed,
+         * whether the peer sent nothing, a few bytes at a time, or part of a frame. Default 5 s; 10 ms to 5 min.
+         */
         public Builder<M> handshakeTimeout(Duration timeout) {
             this.handshakeTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Longest time a frame may stay incomplete (its first bytes arrived, its last not) before the connection is
+         * closed, on any connection, handshake done or not: a peer cannot hold a large buffer by withholding a frame's
+         * last byte. Default 10 s; 10 ms to 5 min.
+         */
+        public Builder<M> frameTimeout(Duration timeout) {
+            this.frameTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Most inbound connections that may be in their handshake at once; one more is closed as soon as it is
+         * accepted (counted as {@link RejectReason#TOO_MANY_PENDING}). With the 4 KiB frame limit before the
+         * handshake, this bounds what strangers can make the node buffer. Connections this node opens, and connections
+         * past their handshake, do not count. Default 64; 1 to 100000.
+         */
+        public Builder<M> maxPendingHandshakes(int connections) {
+            this.maxPendingHandshakes = connections;
             return this;
         }
 
@@ -341,6 +376,11 @@ public final class NettyTransport<M> implements Transport<M> {
             }
             requireWithin("connectTimeout", connectTimeout, Duration.ofMillis(10), Duration.ofMinutes(1));
             requireWithin("handshakeTimeout", handshakeTimeout, Duration.ofMillis(10), Duration.ofMinutes(5));
+            requireWithin("frameTimeout", frameTimeout, Duration.ofMillis(10), Duration.ofMinutes(5));
+            if (maxPendingHandshakes < 1 || maxPendingHandshakes > 100_000) {
+                throw new IllegalArgumentException("maxPendingHandshakes must be within 1..100000, was "
+                        + maxPendingHandshakes);
+            }
             if (sendQueueBound < 1 || sendQueueBound > 1_000_000) {
                 throw new IllegalArgumentException("sendQueueBound must be within 1..1000000, was " + sendQueueBound);
             }

@@ -41,17 +41,18 @@ class NettyBadInputTest {
     @Test
     void garbageBytesCloseTheConnection() throws Exception {
         List<Frame> frames = sendAndCollect("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-        assertClosedWith(frames, RejectReason.OVERSIZED);
+        assertClosedWith(frames, RejectReason.OVERSIZED_BEFORE_HANDSHAKE);
     }
 
     @Test
     void anOversizedLengthPrefixClosesTheConnection() throws Exception {
-        assertClosedWith(sendAndCollect(new byte[] {0, 0, 0x10, 1}), RejectReason.OVERSIZED);
+        assertClosedWith(sendAndCollect(new byte[] {0, 0, 0x10, 1}), RejectReason.OVERSIZED_BEFORE_HANDSHAKE);
     }
 
     @Test
     void theLengthPrefixIsUnsignedSoAllOnesIsOversized() throws Exception {
-        assertClosedWith(sendAndCollect(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xfe}), RejectReason.OVERSIZED);
+        assertClosedWith(sendAndCollect(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xfe}),
+                RejectReason.OVERSIZED_BEFORE_HANDSHAKE);
     }
 
     @Test
@@ -118,7 +119,7 @@ class NettyBadInputTest {
     void aSilentConnectionIsClosedAfterTheHandshakeTimeout() throws Exception {
         try (RawPeer raw = new RawPeer(server.address())) {
             List<Frame> frames = raw.framesUntilClosed();
-            assertClosedWith(frames, RejectReason.BAD_GREET);
+            assertClosedWith(frames, RejectReason.HANDSHAKE_TIMEOUT);
             assertThat(frames.get(0).text()).contains("no complete handshake within 500 ms");
         }
     }

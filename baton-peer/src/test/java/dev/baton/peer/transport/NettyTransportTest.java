@@ -118,7 +118,7 @@ class NettyTransportTest {
             assertThat(a.stats().dropped(DropReason.QUEUE_FULL)).isEqualTo(3);
             try (Socket accepted = silent.accept()) {
                 await().untilAsserted(() -> assertThat(a.stats().dropped(DropReason.UNREACHABLE)).isEqualTo(2));
-                assertThat(a.stats().rejected(RejectReason.BAD_GREET)).isEqualTo(1);
+                assertThat(a.stats().rejected(RejectReason.HANDSHAKE_TIMEOUT)).isEqualTo(1);
             }
         }
     }

@@ -40,6 +40,13 @@ final class Connection {
     volatile Phase phase;
     boolean wasEstablished;
     ScheduledFuture<?> handshakeTimer;
+    /**
+     * Largest frame the peer may send now: {@link Handshake#MAX_FRAME_BYTES} until the handshake completes, then the
+     * configured maximum. Read by the {@link FrameDecoder} on the event loop without the lock.
+     */
+    volatile int frameLimit = Handshake.MAX_FRAME_BYTES;
+    /** Inbound and counted against the cap on connections that have not completed the handshake. */
+    boolean pending;
 
     Connection(boolean outbound, PeerAddress remote) {
         this.outbound = outbound;

@@ -65,6 +65,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     private void onActive() {
         owner.counters.connectionOpened();
+        boolean refused;
         synchronized (owner.lock) {
             if (owner.closed || c.isEnding()) {
                 // Transport closing, or an outbound connection abandoned while it connected (the peer's own won).
@@ -72,16 +73,29 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 c.channel.close();
                 return;
             }
-            c.handshakeTimer = c.channel.eventLoop().schedule(
-                    this::handshakeTimedOut, owner.settings.handshakeTimeout().toNanos(), TimeUnit.NANOSECONDS);
-            if (!c.outbound) {
-                return;
+            refused = !c.outbound && !owner.admitPending(c);
+            if (!refused) {
+                startHandshake();
             }
-            c.localNonce = owner.auth == null ? new byte[0] : owner.auth.nonce();
-            c.phase = owner.auth == null ? Phase.AWAIT_PASSIVE_GREET : Phase.AWAIT_CHALLENGE;
-            ActiveGreet greet = new ActiveGreet(owner.settings.cluster(), owner.local, owner.incarnation, c.localNonce);
-            owner.writeFrame(c, FrameType.GREET_ACTIVE, buf -> Handshake.write(buf, greet));
         }
+        if (refused) {
+            // Refused before reading a byte: a flood of connections costs a counter and a rate-limited line each.
+            reject(RejectReason.TOO_MANY_PENDING, owner.settings.maxPendingHandshakes()
+                    + " inbound connections are already in their handshake (maxPendingHandshakes)");
+        }
+    }
+
+    /** Arms the handshake deadline and, on a connection this node opened, sends the active greet. Lock held. */
+    private void startHandshake() {
+        c.handshakeTimer = c.channel.eventLoop().schedule(
+                this::handshakeTimedOut, owner.settings.handshakeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        if (!c.outbound) {
+            return;
+        }
+        c.localNonce = owner.auth == null ? new byte[0] : owner.auth.nonce();
+        c.phase = owner.auth == null ? Phase.AWAIT_PASSIVE_GREET : Phase.AWAIT_CHALLENGE;
+        ActiveGreet greet = new ActiveGreet(owner.settings.cluster(), owner.local, owner.incarnation, c.localNonce);
+        owner.writeFrame(c, FrameType.GREET_ACTIVE, buf -> Handshake.write(buf, greet));
     }
 
     private void onFrame(ByteBuf frame) {
@@ -255,7 +269,9 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void onException(Throwable cause) {
-        if (cause instanceof TooLongFrameException) {
+        if (cause instanceof DecoderException && cause.getCause() instanceof FrameException e) {
+            reject(e.reason(), e.getMessage());
+        } else if (cause instanceof TooLongFrameException) {
             reject(RejectReason.OVERSIZED, "frame larger than the limit of " + owner.settings.maxFrameSize() + " bytes ("
                     + cause.getMessage() + ")");
         } else if (cause instanceof CorruptedFrameException || cause instanceof DecoderException) {
@@ -275,7 +291,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             pending = c.phase != Phase.ESTABLISHED && !c.isEnding();
         }
         if (pending) {
-            reject(RejectReason.BAD_GREET, "no complete handshake within " + owner.settings.handshakeTimeout().toMillis()
+            reject(RejectReason.HANDSHAKE_TIMEOUT, "no complete handshake within " + owner.settings.handshakeTimeout().toMillis()
                     + " ms (" + phaseText() + ")");
         }
     }
@@ -288,6 +304,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             }
         }
         owner.counters.rejected(reason);
+        c.channel.config().setAutoRead(false); // nothing more from this peer is read, or buffered
         owner.warnings.warn(reason.label(), "Closing connection " + c.describe() + ": " + reason.label() + ": " + detail);
         owner.closeWithNotice(c, reason.label(), detail);
     }

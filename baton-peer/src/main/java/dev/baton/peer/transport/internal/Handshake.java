@@ -20,6 +20,13 @@ public final class Handshake {
     public static final int NONCE_BYTES = 32;
     static final int MAX_NAME_BYTES = 255;
     static final int MAX_DETAIL_BYTES = 1024;
+    /**
+     * Largest frame (type byte and payload) a connection accepts until its handshake has completed. The largest
+     * handshake frame is a close notice with the longest reason and detail, 1,284 bytes; a greet with the longest
+     * cluster name and host is 564. The margin leaves room for a later version's fields, and the limit keeps what a
+     * stranger can make a node buffer small.
+     */
+    public static final int MAX_FRAME_BYTES = 4096;
 
     private Handshake() {
     }

@@ -21,7 +21,6 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
@@ -63,6 +62,8 @@ import org.slf4j.LoggerFactory;
 public final class NettyConnections {
 
     private static final Logger log = LoggerFactory.getLogger("dev.baton.peer.transport.NettyTransport");
+    /** How long a close notice may take to be written before the connection is closed without it. */
+    private static final Duration CLOSE_GRACE = Duration.ofSeconds(1);
 
     /** Receives the payload of each DATA frame; a codec refusal closes the connection as malformed. */
     @FunctionalInterface
@@ -80,6 +81,8 @@ public final class NettyConnections {
             byte[] sharedSecret,
             Duration connectTimeout,
             Duration handshakeTimeout,
+            Duration frameTimeout,
+            int maxPendingHandshakes,
             int sendQueueBound,
             int workerThreads,
             Clock clock) {
@@ -96,6 +99,8 @@ public final class NettyConnections {
     private final Map<PeerAddress, PeerLink> links = new HashMap<>();
     private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
     boolean closed;
+    /** Inbound connections accepted whose handshake has not completed; at most the cap. Guarded by the lock. */
+    private int pendingInbound;
 
     private EventLoopGroup group;
     private Channel server;
@@ -271,8 +276,29 @@ public final class NettyConnections {
         channels.add(channel);
         channel.closeFuture().addListener(f -> channels.remove(channel));
         channel.pipeline().addLast(
-                new LengthFieldBasedFrameDecoder(settings.maxFrameSize() + 4, 0, 4, 0, 4, true),
+                new FrameDecoder(c, settings.frameTimeout(), settings.clock()),
                 new ConnectionHandler(this, c));
+    }
+
+    /**
+     * Counts an inbound connection against the cap on connections still in their handshake; false if the cap is
+     * reached, and the connection must be refused. Called with the lock held.
+     */
+    boolean admitPending(Connection c) {
+        if (pendingInbound >= settings.maxPendingHandshakes()) {
+            return false;
+        }
+        pendingInbound++;
+        c.pending = true;
+        return true;
+    }
+
+    /** The connection's handshake is over (completed or not): it no longer counts against the cap. Lock held. */
+    private void leavePending(Connection c) {
+        if (c.pending) {
+            c.pending = false;
+            pendingInbound--;
+        }
     }
 
 
@@ -349,6 +375,8 @@ public final class NettyConnections {
     private void establish(PeerLink link, Connection c) {
         c.phase = Phase.ESTABLISHED;
         c.wasEstablished = true;
+        c.frameLimit = settings.maxFrameSize();
+        leavePending(c);
         cancelTimer(c);
         link.current = c;
         if (link.redial != null) {
@@ -389,6 +417,7 @@ public final class NettyConnections {
         synchronized (lock) {
             c.phase = Phase.CLOSED;
             cancelTimer(c);
+            leavePending(c);
             if (c.remote == null) {
                 return;
             }
@@ -419,6 +448,11 @@ public final class NettyConnections {
         if (c.channel.isActive()) {
             writeFrame(c, FrameType.CLOSE, buf -> Handshake.write(buf, new CloseNotice(reason, detail)))
                     .addListener(ChannelFutureListener.CLOSE);
+            // A peer that reads nothing would keep the notice, and the connection, waiting for ever.
+            Channel channel = c.channel;
+            io.netty.util.concurrent.ScheduledFuture<?> force =
+                    channel.eventLoop().schedule(() -> channel.close(), CLOSE_GRACE.toNanos(), TimeUnit.NANOSECONDS);
+            channel.closeFuture().addListener(f -> force.cancel(false));
         } else {
             c.channel.close();
         }
