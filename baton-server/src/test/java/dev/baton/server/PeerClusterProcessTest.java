@@ -181,7 +181,8 @@ class PeerClusterProcessTest {
         await().atMost(STEP).until(() -> total(rejected(leader)) >= total(before) + 2);
 
         sendRaw(target, ByteBuffer.allocate(5 + 65_536).putInt(2 << 20).put((byte) 5).array()); // 2 MiB frame
-        await().atMost(STEP).until(() -> rejected(leader).get("oversized") > before.get("oversized"));
+        await().atMost(STEP).until(() -> rejected(leader).get("oversized_before_handshake")
+                > before.get("oversized_before_handshake"));
 
         try (NettyTransport<QuorumMessage> noSecret = stranger(null)) {
             noSecret.send(target, new QuorumMessage.LeaderQuery(0));
