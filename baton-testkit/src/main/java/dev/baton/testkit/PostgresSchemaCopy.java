@@ -18,6 +18,10 @@ import java.util.Map;
  */
 final class PostgresSchemaCopy {
 
+    /** SQLSTATE of "deadlock detected". */
+    private static final String DEADLOCK = "40P01";
+    private static final int RESTORE_ATTEMPTS = 5;
+
     /** Tables whose rows are their own: ordinary and partitioned tables, not the partitions of one (rows twice). */
     private static final String TABLES = "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
             + "WHERE n.nspname = ? AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY c.relname";
@@ -67,6 +71,23 @@ final class PostgresSchemaCopy {
      * checks stay off meanwhile ({@code session_replication_role = replica}), as a restore from a backup fires none.
      */
     static void restore(PostgresServer server, PostgresServer.SchemaSnapshot snapshot) {
+        // Clients reconnect the moment the server is back, and their transactions lock tables in their own order, so
+        // the TRUNCATE can deadlock with one of them; PostgreSQL then aborts one side, and a restore that lost is
+        // simply run again.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                restoreOnce(server, snapshot);
+                return;
+            } catch (IllegalStateException e) {
+                if (!(e.getCause() instanceof SQLException sql) || !DEADLOCK.equals(sql.getSQLState())
+                        || attempt == RESTORE_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static void restoreOnce(PostgresServer server, PostgresServer.SchemaSnapshot snapshot) {
         String schema = snapshot.schema();
         try (Connection c = connect(server, "restore schema " + schema)) {
             c.setAutoCommit(false);

@@ -79,16 +79,23 @@ public final class ChaosCommand implements Callable<Integer> {
         ChaosRunSettings settings = settings();
         PrintStream stdout = System.out;
         History history;
+        String stopped = null;
         try (ChaosRun run = new ChaosRun(settings, open(settings), stdout)) {
-            history = run.run();
-        } catch (ChaosException e) {
-            throw CliError.failure("chaos: " + e.getMessage());
+            try {
+                run.run();
+            } catch (ChaosException e) {
+                stopped = e.getMessage();
+            }
+            history = run.history();
         }
         ChaosVerdict verdict = ChaosVerdict.of(settings, history);
         verdict.save(settings.dir());
         stdout.println();
         stdout.print(verdict.text());
         stdout.printf("history, report and node logs: %s%n", settings.dir());
+        if (stopped != null) {
+            throw CliError.failure("chaos: " + stopped);
+        }
         return verdict.safe() ? BatonCli.EXIT_OK : BatonCli.EXIT_FAILURE;
     }
 

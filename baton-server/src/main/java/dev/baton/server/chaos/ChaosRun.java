@@ -88,9 +88,19 @@ final class ChaosRun implements AutoCloseable {
         int first = settings.onlyTrial().orElse(1);
         int last = settings.onlyTrial().orElse(settings.trials());
         for (int k = first; k <= last; k++) {
-            runTrial(k);
+            try {
+                runTrial(k);
+            } catch (RuntimeException e) {
+                throw new ChaosException("trial " + k + " failed to inject or heal its fault, and the run stopped "
+                        + "there (the history so far is kept): " + e.getMessage());
+            }
         }
         trial = last + 1;
+        return history;
+    }
+
+    /** Everything recorded so far (all of it once {@link #run()} has returned). */
+    History history() {
         return history;
     }
 
