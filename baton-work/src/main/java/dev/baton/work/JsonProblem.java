@@ -27,7 +27,7 @@ final class JsonProblem {
 
     private static String problem(JsonProcessingException e) {
         String message = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
-        if (e instanceof JsonEOFException) {
+        if (e instanceof JsonEOFException || message.startsWith("Unexpected end-of-input")) {
             return "it ends too early (an object, array or string is not closed)";
         }
         if (e instanceof StreamConstraintsException) {
