@@ -113,6 +113,15 @@ class CliErrorsTest {
                 "--backend peer has none");
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "node --backend peer --group g --listen 192.0.2.1:7401 --seeds 192.0.2.1:7401 --cluster-size 1",
+        "node --backend bully --group g --listen 192.0.2.1:7401 --leader-store standalone"})
+    void aPeerPortOtherMachinesReachWithoutASecret(String args) {
+        assertUserError(List.of(args.split(" ")), "--listen 192.0.2.1:7401 is reachable from other machines",
+                "--secret-file", "--peer-allow-unauthenticated");
+    }
+
     @Test
     void peerPortInUse() throws IOException {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
