@@ -10,9 +10,13 @@ import picocli.CommandLine;
 /**
  * Reads a duration flag the way people type them: {@code 100ms}, {@code 3s}, {@code 1m}, {@code 2h}, or ISO-8601 such
  * as {@code PT3S} for whoever copies values out of configuration. A bare number is refused rather than guessed at, so
- * {@code --lease-ttl 3} cannot silently mean 3 ms.
+ * {@code --lease-ttl 3} cannot silently mean 3 ms. Every duration flag takes 0 to {@link #MAX} (7 days): longer
+ * values mean nothing for a lease, an interval or a timeout, and would overflow later arithmetic (nanoseconds).
  */
 public final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+
+    /** The longest duration any flag accepts. */
+    public static final Duration MAX = Duration.ofDays(7);
 
     private static final Pattern SIMPLE = Pattern.compile("(\\d+)(ms|s|m|h)");
 
@@ -42,7 +46,10 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Durat
             throw invalid(text);
         }
         if (parsed.isNegative()) {
-            throw new CommandLine.TypeConversionException("'" + text + "' is negative; a duration must be positive");
+            throw outOfRange(text);
+        }
+        if (parsed.compareTo(MAX) > 0) {
+            throw outOfRange(text);
         }
         return parsed;
     }
@@ -52,7 +59,7 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Durat
         try {
             n = Long.parseLong(amount);
         } catch (NumberFormatException e) {
-            throw invalid(text);
+            throw outOfRange(text); // only digits, so too many of them
         }
         try {
             return switch (unit) {
@@ -62,8 +69,13 @@ public final class DurationConverter implements CommandLine.ITypeConverter<Durat
                 default -> Duration.ofHours(n);
             };
         } catch (ArithmeticException e) {
-            throw invalid(text);
+            throw outOfRange(text);
         }
+    }
+
+    private static CommandLine.TypeConversionException outOfRange(String text) {
+        return new CommandLine.TypeConversionException("'" + text + "' is out of range: a duration must be from 0 to "
+                + "168h (7 days)");
     }
 
     private static CommandLine.TypeConversionException invalid(String text) {

@@ -151,6 +151,12 @@ final class NodeCommand implements Callable<Integer> {
                     + "content of FILE (one line).")
     Path apiTokenFile;
 
+    @Option(names = "--http-allow-anonymous-writes",
+            description = "Accept writes without a token when --http is reachable from other machines (not a "
+                    + "loopback address) and there is no --api-token-file: anyone who reaches it can then change the "
+                    + "work items and make the leader step down.")
+    boolean allowAnonymousWrites;
+
     @Override
     public Integer call() {
         NodeSettings settings = settings();
@@ -277,7 +283,8 @@ final class NodeCommand implements Callable<Integer> {
     private Optional<NodeApi.Settings> httpSettings() {
         if (http == null) {
             for (String flag : new String[] {advertiseUrl != null ? "--advertise-url" : null,
-                leaderRedirect ? "--leader-redirect" : null, apiTokenFile != null ? "--api-token-file" : null}) {
+                leaderRedirect ? "--leader-redirect" : null, apiTokenFile != null ? "--api-token-file" : null,
+                allowAnonymousWrites ? "--http-allow-anonymous-writes" : null}) {
                 if (flag != null) {
                     throw CliError.usage(flag + " needs --http HOST:PORT");
                 }
@@ -294,6 +301,11 @@ final class NodeCommand implements Callable<Integer> {
         }
         int port = port(http.substring(colon + 1).strip());
         InetAddress address = resolve(host);
+        if (apiTokenFile == null && !allowAnonymousWrites && !address.isLoopbackAddress()) {
+            throw CliError.usage("--http " + http.strip() + " is reachable from other machines: give --api-token-file "
+                    + "FILE so that writes need its token, or --http-allow-anonymous-writes to accept writes from "
+                    + "anyone who can reach it");
+        }
         String url = advertiseUrl != null ? advertised(advertiseUrl) : defaultUrl(address, host, port);
         LeaderGate.Mode mode = leaderRedirect ? LeaderGate.Mode.REDIRECT : LeaderGate.Mode.FAILOVER;
         return Optional.of(new NodeApi.Settings(host, port, url, mode, Optional.ofNullable(apiTokenFile)

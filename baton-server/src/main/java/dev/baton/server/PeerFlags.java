@@ -51,6 +51,11 @@ final class PeerFlags {
                     + "bytes, e.g. head -c 32 /dev/urandom > FILE; a trailing newline is ignored).")
     Path secretFile;
 
+    @Option(names = "--peer-allow-unauthenticated",
+            description = "peer, bully: accept messages from anyone who can reach --listen when it is not a loopback "
+                    + "address and there is no --secret-file (anyone could then vote and claim the leadership).")
+    boolean allowUnauthenticated;
+
     @Option(names = "--leader-store", paramLabel = "STORE",
             description = "bully: where the group's leader record lives, which starting nodes read to find the "
                     + "leader: " + LeaderStores.FORMS + " (standalone: this node alone).")
@@ -81,6 +86,9 @@ final class PeerFlags {
         }
         if (leaderStore != null) {
             flags.add("--leader-store");
+        }
+        if (allowUnauthenticated) {
+            flags.add("--peer-allow-unauthenticated");
         }
         return flags;
     }
@@ -164,6 +172,11 @@ final class PeerFlags {
             throw CliError.usage("--listen " + listen.strip() + " is a wildcard address; give the address the other "
                     + "nodes reach this node at (it is the node's id), e.g. 10.0.0.5:7400");
         }
+        if (secretFile == null && !allowUnauthenticated && !isLoopback(self.host())) {
+            throw CliError.usage("--listen " + self.format() + " is reachable from other machines: give --secret-file "
+                    + "FILE so that only nodes with the secret take part, or --peer-allow-unauthenticated to accept "
+                    + "anyone who can reach it");
+        }
         return self;
     }
 
@@ -191,6 +204,15 @@ final class PeerFlags {
             result.add(address);
         }
         return result;
+    }
+
+    /** Whether {@code host} resolves to a loopback address (only this machine reaches it). */
+    static boolean isLoopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     private static boolean isWildcard(String host) {

@@ -119,6 +119,24 @@ final class RunningNode {
         node.run();
     }
 
+    /**
+     * One warning line per port that accepts anyone who can reach it: the API without a token (writes included), the
+     * peer port without a secret. On loopback that is every local process; elsewhere the user opted in by a flag.
+     */
+    private void warnIfOpen() {
+        settings.http().filter(http -> http.apiToken().isEmpty()).ifPresent(http -> log.warn(
+                "The HTTP API on {}:{} accepts writes without a token from anyone who can reach it (set "
+                        + "--api-token-file to require one)", http.host(), http.port()));
+        Optional<String> peerPort = Optional.empty();
+        if (settings.backend() instanceof BackendSpec.Peer peer && peer.secret().isEmpty()) {
+            peerPort = Optional.of(peer.listen().format());
+        } else if (settings.backend() instanceof BackendSpec.Bully bully && bully.secret().isEmpty()) {
+            peerPort = Optional.of(bully.listen().format());
+        }
+        peerPort.ifPresent(address -> log.warn("The peer port {} accepts messages without a secret from anyone who"
+                + " can reach it (set --secret-file to require one)", address));
+    }
+
     private void run() {
         if (api != null) {
             try {
@@ -132,6 +150,7 @@ final class RunningNode {
                 throw CliError.usage("--http: " + e.getMessage(), e);
             }
         }
+        warnIfOpen();
         if (settings.chaos().hooks()) {
             ChaosStamps stamps = new ChaosStamps(settings.backend(), clock);
             // Runs on the dispatcher's thread as the event is emitted, so mono is the event's moment; printing stays

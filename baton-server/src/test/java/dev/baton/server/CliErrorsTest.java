@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Whatever the user gets wrong, {@code baton} says what in one line on stderr and exits 2: no stack trace, nothing on
@@ -39,6 +41,19 @@ class CliErrorsTest {
     void badDuration() {
         assertUserError(List.of("node", "--backend", "memory", "--group", "g", "--lease-ttl", "3x"), "--lease-ttl",
                 "'3x' is not a duration");
+    }
+
+    /** Each command's duration flags, with a value whose arithmetic overflowed into a stack trace before. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "node --backend memory --group g --lease-ttl 99999999999h                 | --lease-ttl",
+        "node --backend memory --group g --renew-interval 99999999999h            | --renew-interval",
+        "node --backend memory --group g --check-interval 99999999999h            | --check-interval",
+        "node --backend memory --group g --fenced-writes 99999999999h             | --fenced-writes",
+        "demo --timeout 99999999999h                                              | --timeout",
+        "worker --port 0 --report-interval 99999999999h                           | --report-interval"})
+    void durationsOutOfRange(String args, String flag) {
+        assertUserError(List.of(args.split(" ")), flag, "out of range", "from 0 to 168h");
     }
 
     @Test
@@ -96,6 +111,15 @@ class CliErrorsTest {
         assertUserError(List.of("node", "--backend", "peer", "--group", "g", "--listen", "127.0.0.1:7401",
                 "--seeds", "127.0.0.1:7401", "--cluster-size", "1", "--fenced-writes", "100ms"), "--fenced-writes",
                 "--backend peer has none");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "node --backend peer --group g --listen 192.0.2.1:7401 --seeds 192.0.2.1:7401 --cluster-size 1",
+        "node --backend bully --group g --listen 192.0.2.1:7401 --leader-store standalone"})
+    void aPeerPortOtherMachinesReachWithoutASecret(String args) {
+        assertUserError(List.of(args.split(" ")), "--listen 192.0.2.1:7401 is reachable from other machines",
+                "--secret-file", "--peer-allow-unauthenticated");
     }
 
     @Test

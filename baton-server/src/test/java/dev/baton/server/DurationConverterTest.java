@@ -33,4 +33,17 @@ class DurationConverterTest {
                 .isInstanceOf(CommandLine.TypeConversionException.class)
                 .hasMessageContaining("'" + text + "'");
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"99999999999h", "169h", "PT2562047788015215H", "8d", "99999999999999999999ms"})
+    void refusesDurationsLongerThanAWeekNamingTheRange(String text) {
+        assertThatThrownBy(() -> DurationConverter.parse(text.equals("8d") ? "P8D" : text))
+                .isInstanceOf(CommandLine.TypeConversionException.class)
+                .hasMessageContaining("out of range").hasMessageContaining("from 0 to 168h");
+    }
+
+    @Test
+    void aWeekIsTheLongestAccepted() {
+        assertThat(DurationConverter.parse("168h")).isEqualTo(DurationConverter.MAX);
+    }
 }

@@ -36,7 +36,14 @@ class HttpCliErrorsTest {
     @Test
     void anAddressThatIsNotThisMachines() {
         // 192.0.2.1 is TEST-NET-1: binding to it fails locally, nothing is sent anywhere.
-        assertUserError(List.of("--http", "192.0.2.1:8001"), "--http", "cannot listen on 192.0.2.1:8001");
+        assertUserError(List.of("--http", "192.0.2.1:8001", "--http-allow-anonymous-writes"), "--http",
+                "cannot listen on 192.0.2.1:8001");
+    }
+
+    @Test
+    void anAddressOtherMachinesReachWithoutAToken() {
+        assertUserError(List.of("--http", "192.0.2.1:8001"), "--http 192.0.2.1:8001 is reachable from other machines",
+                "--api-token-file", "--http-allow-anonymous-writes");
     }
 
     @Test

@@ -56,6 +56,22 @@ class HttpFlagsTest {
     }
 
     @Test
+    void anAddressOtherMachinesReachNeedsATokenOrTheExplicitOptOut() {
+        assertThatThrownBy(() -> settings("--http", "0.0.0.0:8001", "--advertise-url", "http://node-1:8001"))
+                .isInstanceOfSatisfying(CliError.class, e -> {
+                    assertThat(e.exitCode()).isEqualTo(BatonCli.EXIT_USAGE);
+                    assertThat(e.getMessage()).contains("reachable from other machines").contains("--api-token-file")
+                            .contains("--http-allow-anonymous-writes");
+                });
+
+        NodeApi.Settings open = settings("--http", "0.0.0.0:8001", "--advertise-url", "http://node-1:8001",
+                "--http-allow-anonymous-writes");
+
+        assertThat(open.apiToken()).isEmpty();
+        assertThat(settings("--http", "127.0.0.1:8001").apiToken()).isEmpty();
+    }
+
+    @Test
     void withoutHttpThereIsNoApi() {
         assertThat(command().settings().http()).isEmpty();
     }
@@ -70,6 +86,7 @@ class HttpFlagsTest {
         "--advertise-url http://a:1                                 | --advertise-url needs --http",
         "--leader-redirect                                          | --leader-redirect needs --http",
         "--api-token-file /nonexistent                              | --api-token-file needs --http",
+        "--http-allow-anonymous-writes                              | --http-allow-anonymous-writes needs --http",
         "--http 127.0.0.1:8001 --advertise-url ftp://a:1            | --advertise-url must be an http:// or https://",
         "--http 127.0.0.1:8001 --advertise-url http://a:1/?x=1      | --advertise-url must be an http:// or https://",
         "--http 127.0.0.1:8001 --advertise-url /relative            | --advertise-url must be an http:// or https://",

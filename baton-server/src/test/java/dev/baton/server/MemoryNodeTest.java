@@ -23,6 +23,19 @@ class MemoryNodeTest {
     }
 
     @Test
+    void anApiWithoutATokenOnLoopbackSaysSoInOneWarningLine() throws java.io.IOException {
+        int port = freePort();
+        NodeProcess node = nodes.start("open", "--backend", "memory", "--group", "g", "--profile", "fast",
+                "--http", "127.0.0.1:" + port);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> node.events("leadership-acquired").size() >= 1);
+
+        assertThat(node.stderr().lines().filter(line -> line.contains("accepts writes without a token")))
+                .singleElement().asString().contains("WARN").contains("127.0.0.1:" + port)
+                .contains("--api-token-file");
+    }
+
+    @Test
     void leadsAloneAndReleasesOnSigterm() {
         NodeProcess node = nodes.start("solo", "--backend", "memory", "--group", "g", "--profile", "fast",
                 "--fenced-writes", "50ms");
@@ -51,5 +64,11 @@ class MemoryNodeTest {
             assertThat(line.path("ts").asText()).matches(TS);
         });
         assertThat(node.notJson()).isEmpty();
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
     }
 }

@@ -54,7 +54,7 @@ class PeerFlagsTest {
     @Test
     void theDefaultProfileHasTheSeedTimingsAndNoSecretOrDataDir() {
         NodeSettings settings = settings("--listen", "node-a.internal:7400", "--seeds", "node-a.internal:7400",
-                "--cluster-size", "1");
+                "--cluster-size", "1", "--peer-allow-unauthenticated");
 
         BackendSpec.Peer peer = (BackendSpec.Peer) settings.backend();
         assertThat(settings.nodeId()).isEqualTo("node-a.internal:7400");

@@ -96,9 +96,9 @@ public final class WorkItemJson {
         try {
             root = MAPPER.readTree(json);
         } catch (JsonProcessingException e) {
-            throw InvalidWorkItemException.malformed("malformed JSON: " + describe(e));
+            throw InvalidWorkItemException.malformed(JsonProblem.describe(e));
         } catch (IOException e) {
-            throw InvalidWorkItemException.malformed("unreadable JSON: " + e.getMessage());
+            throw InvalidWorkItemException.malformed("the body could not be read as JSON");
         }
         if (root == null || root.isMissingNode()) {
             throw InvalidWorkItemException.malformed("the body is empty: expected a JSON object");
@@ -175,12 +175,4 @@ public final class WorkItemJson {
         };
     }
 
-    /** The parser's message and where, without the source excerpt Jackson appends (it may echo a huge body). */
-    private static String describe(JsonProcessingException e) {
-        String where = e.getLocation() == null ? ""
-                : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
-        String message = e.getOriginalMessage();
-        int newline = message.indexOf('\n');
-        return (newline < 0 ? message : message.substring(0, newline)) + where;
-    }
 }

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,8 +27,13 @@ import org.slf4j.LoggerFactory;
  * <p>Life cycle: {@link #create} before the election starts (so the node's local event log and the metrics see its
  * first events), {@link #start()} to listen, {@link #close()} to stop serving. Not part of Baton's published API.
  *
- * <p>Order of the before-handlers on a write: the bearer token first (an unauthenticated caller learns nothing, not
- * even who leads), then the leader gate, then the endpoint.
+ * <p>Order of the before-handlers: {@link RequestGuards} on every request (no method override, a path that is valid
+ * UTF-8), then on a write the bearer token (an unauthenticated caller learns nothing, not even who leads), then the
+ * leader gate, then the endpoint.
+ *
+ * <p>Capacity: at most {@link #MAX_THREADS} server threads, at most {@link RequestBodies#MAX_BODIES_IN_FLIGHT} of
+ * them reading request bodies, each body at least {@link #MIN_BODY_BYTES_PER_SECOND} bytes per second and no read
+ * waiting longer than {@link #IO_IDLE_TIMEOUT}; a request with a body holds no thread until its first bytes arrive.
  */
 public final class NodeApi implements AutoCloseable {
 
@@ -35,6 +41,16 @@ public final class NodeApi implements AutoCloseable {
 
     /** The largest request body accepted, 1 MiB; larger ones are answered 413. */
     public static final int MAX_BODY_BYTES = 1 << 20;
+    /**
+     * The most server threads the API uses, {@value}: Jetty's acceptor and selector threads included. Reads of the
+     * node's own state need few; the request bodies being read at once are bounded separately (see
+     * {@link RequestBodies#MAX_BODIES_IN_FLIGHT}), so slow clients cannot take every thread.
+     */
+    public static final int MAX_THREADS = 32;
+    /** A request body that arrives slower than this, in bytes per second, is answered 408. */
+    public static final int MIN_BODY_BYTES_PER_SECOND = 1024;
+    /** The longest a blocking read or write of a request may wait for the client. */
+    public static final Duration IO_IDLE_TIMEOUT = Duration.ofSeconds(10);
     /** The fenced map that holds the work items, in the election's group. */
     public static final String WORK_ITEMS_MAP = "work_items";
     /** Where the dashboard's files live on the class path; {@code index.html} is served at {@code /}. */
@@ -134,6 +150,13 @@ public final class NodeApi implements AutoCloseable {
             config.http.prefer405over404 = true;
             config.http.maxRequestSize = MAX_BODY_BYTES;
             config.http.defaultContentType = ApiJson.CONTENT_TYPE;
+            config.jetty.threadPool = threadPool();
+            config.jetty.modifyHttpConfiguration(http -> {
+                http.setIdleTimeout(IO_IDLE_TIMEOUT.toMillis());
+                http.setMinRequestDataRate(MIN_BODY_BYTES_PER_SECOND);
+                // the default, made explicit: a request with a body holds no thread until its first bytes arrive
+                http.setDelayDispatchUntilContent(true);
+            });
             config.staticFiles.add(files -> {
                 files.hostedPath = "/";
                 files.directory = DASHBOARD;
@@ -147,6 +170,7 @@ public final class NodeApi implements AutoCloseable {
             ApiErrors.configure(config);
         });
         ApiErrors.install(app);
+        app.before(RequestGuards::check);
         settings.apiToken().map(BearerAuth::new).ifPresent(auth -> {
             app.before("/cluster/leader/release", auth);
             app.before("/work/regenerate", auth);
@@ -170,6 +194,13 @@ public final class NodeApi implements AutoCloseable {
         }
         app.get("/metrics", ctx -> metrics(ctx, cluster, metrics, registry));
         return new NodeApi(settings, app);
+    }
+
+    /** A bounded pool: Javalin's default grows to 250 threads, far more than a node's API needs. */
+    private static QueuedThreadPool threadPool() {
+        QueuedThreadPool pool = new QueuedThreadPool(MAX_THREADS, 2, (int) Duration.ofMinutes(1).toMillis());
+        pool.setName("baton-http");
+        return pool;
     }
 
     /**

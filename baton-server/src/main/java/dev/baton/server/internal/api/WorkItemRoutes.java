@@ -18,7 +18,6 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -45,6 +44,7 @@ final class WorkItemRoutes {
     private final LeaderGate gate;
     private final StoreCalls calls;
     private final Optional<WorkCluster> work;
+    private final RequestBodies bodies = new RequestBodies();
 
     /**
      * @param work the node's work cluster, if it runs one: then an item needs a {@code modelUrl} (the node has no
@@ -113,7 +113,7 @@ final class WorkItemRoutes {
         String id = id(ctx);
         WorkItem item;
         try {
-            item = WorkItemJson.parse(body(ctx), id);
+            item = WorkItemJson.parse(bodies.read(ctx), id);
         } catch (InvalidWorkItemException e) {
             throw e.field().isPresent()
                     ? ApiProblem.invalidField("invalid_item", e.field().get(), e.getMessage())
@@ -191,28 +191,6 @@ final class WorkItemRoutes {
         } catch (InvalidWorkItemException e) {
             throw ApiProblem.invalidField("invalid_item", "id", e.getMessage());
         }
-    }
-
-    /** The body, at most {@link NodeApi#MAX_BODY_BYTES}: declared larger, or turning out larger, is a 413. */
-    private static byte[] body(Context ctx) {
-        if (ctx.req().getContentLengthLong() > NodeApi.MAX_BODY_BYTES) {
-            throw tooLarge();
-        }
-        try {
-            InputStream in = ctx.req().getInputStream();
-            byte[] body = in.readNBytes(NodeApi.MAX_BODY_BYTES + 1);
-            if (body.length > NodeApi.MAX_BODY_BYTES) {
-                throw tooLarge();
-            }
-            return body;
-        } catch (IOException e) {
-            throw ApiProblem.badRequest("The request body could not be read");
-        }
-    }
-
-    private static ApiProblem tooLarge() {
-        return new ApiProblem(413, "payload_too_large",
-                "The request body is larger than " + NodeApi.MAX_BODY_BYTES + " bytes", Map.of("Connection", "close"));
     }
 
     /** An entry as the API shows it; a stored value that is not JSON (not written by this API) is skipped. */
