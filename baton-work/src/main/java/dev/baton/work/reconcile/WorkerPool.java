@@ -289,6 +289,11 @@ final class WorkerPool {
                 }
 
                 @Override
+                public void request(long n) {
+                    socket.request(n); // reading is not acting: a deposed role still drains what it asked for
+                }
+
+                @Override
                 public void close() {
                     socket.close();
                 }
