@@ -44,6 +44,12 @@ final class WorkerCommand implements Callable<Integer> {
             description = "How often a stateReport is sent (default: ${DEFAULT-VALUE}, the seed's).")
     Duration reportInterval;
 
+    @Option(names = "--flood",
+            description = "Test mode: floods every connected backend with results and malformed lines as fast as "
+                    + "the connection takes them (a stateReport every 1,000 messages), to check that a leader holds "
+                    + "it back and disconnects it as flooding. Never against a production leader.")
+    boolean flood;
+
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     @Override
@@ -61,13 +67,13 @@ final class WorkerCommand implements Callable<Integer> {
         SimulatedWorker worker;
         try {
             worker = SimulatedWorker.builder().host(host).port(port).detectionsPerSecond(detectionsPerSecond)
-                    .reportInterval(reportInterval).listener(new Printer(lines)).start();
+                    .reportInterval(reportInterval).flood(flood).listener(new Printer(lines)).start();
         } catch (UncheckedIOException | IllegalStateException e) {
             throw CliError.usage("--port " + port + ": " + e.getMessage(), e);
         }
         lines.write(line("worker-started").put("url", worker.uri().toString()).put("port", worker.port())
                 .put("pid", ProcessHandle.current().pid()).put("detectionsPerSecond", detectionsPerSecond)
-                .put("reportIntervalMs", reportInterval.toMillis()));
+                .put("reportIntervalMs", reportInterval.toMillis()).put("flood", flood));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             worker.close();
             lines.write(line("worker-stopped").put("detectionsSent", worker.detectionsSent()));

@@ -40,7 +40,10 @@ import org.java_websocket.server.WebSocketServer;
  * <p>For fault tests it can be {@linkplain #kill() killed} (connections dropped without a close handshake, as when
  * the process dies; its subscriptions are lost like a real worker's), {@linkplain #restart() restarted} on the same
  * port, {@linkplain #setReplyDelay slowed} (every message it sends is delayed) and made to
- * {@linkplain #sendGarbage send garbage}. It records what it receives so tests can assert on it.
+ * {@linkplain #sendGarbage send garbage}. It records what it receives so tests can assert on it. To test a backend's
+ * backpressure and message budget it can {@linkplain #flood(int) flood} it: results and malformed lines as fast as
+ * the connection takes them, with a state report every 1,000 messages ({@link Builder#flood(boolean)} keeps doing so
+ * while it runs).
  *
  * <p>The testkit cannot use baton-work's codec (baton-work's tests use the testkit), so it reads and writes the JSON
  * itself. Thread-safe. The {@link Listener} is called on the worker's timer thread or the server's thread.
@@ -87,6 +90,8 @@ public final class SimulatedWorker implements AutoCloseable {
     private final Map<String, Long> batch = new TreeMap<>();
     private final AtomicLong detectionsSent = new AtomicLong();
     private final AtomicLong sequence = new AtomicLong();
+    private final AtomicLong floodSent = new AtomicLong();
+    private final boolean flooding;
 
     private volatile double cpuUsage = 10.0;
     private volatile double memoryUsage = 20.0;
@@ -104,6 +109,7 @@ public final class SimulatedWorker implements AutoCloseable {
         this.oversizedBytes = b.oversizedBytes;
         this.clock = b.clock;
         this.listener = b.listener;
+        this.flooding = b.flood;
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "simulated-worker");
             t.setDaemon(true);
@@ -128,6 +134,71 @@ public final class SimulatedWorker implements AutoCloseable {
         if (detectionsPerSecond > 0) {
             long tick = DETECTION_TICK.toMillis();
             timer.scheduleAtFixedRate(this::detect, tick, tick, TimeUnit.MILLISECONDS);
+        }
+        if (flooding) {
+            // Each round sends one batch to every connection whose last batch has left (so the worker's own queue
+            // stays small) and reschedules itself; a backend that stops reading holds it back through TCP.
+            timer.scheduleWithFixedDelay(this::floodRound, 1, 1, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private static final int FLOOD_BATCH = 1_000;
+
+    private void floodRound() {
+        try {
+            Server s = server;
+            if (s == null) {
+                return;
+            }
+            for (WebSocket conn : s.getConnections()) {
+                if (conn.isOpen() && !conn.hasBufferedData()) {
+                    floodBatch(conn, FLOOD_BATCH);
+                }
+            }
+        } catch (RuntimeException e) {
+            // keep flooding: a connection closing mid-batch is expected
+        }
+    }
+
+    /**
+     * Sends {@code messages} messages at once to every connected backend, as fast as the socket takes them: results
+     * for its subscriptions (or for {@code flood;camera} when it has none), every tenth a malformed line, and a
+     * {@code stateReport} after every 1,000. The messages queue in the worker (this call does not wait for the
+     * network). Returns the number sent per connection.
+     */
+    public int flood(int messages) {
+        if (messages < 0) {
+            throw new IllegalArgumentException("messages must not be negative, was " + messages);
+        }
+        Server s = server;
+        if (s != null) {
+            for (WebSocket conn : s.getConnections()) {
+                floodBatch(conn, messages);
+            }
+        }
+        return messages;
+    }
+
+    /** How many flood messages were sent in all. */
+    public long floodSent() {
+        return floodSent.get();
+    }
+
+    private void floodBatch(WebSocket conn, int messages) {
+        List<ObjectNode> subs = new ArrayList<>(subscriptions.values());
+        ObjectNode placeholder = JSON.createObjectNode().put("subscriptionIdentifier", "flood;camera")
+                .put("modelId", 1).put("modelName", "flood");
+        for (int i = 0; i < messages; i++) {
+            long n = floodSent.incrementAndGet();
+            String text;
+            if (n % 1_000 == 0) {
+                text = stateReport();
+            } else if (n % 10 == 0) {
+                text = "{\"type\":\"imageDetection\",\"subscriptionIdentifier\":";
+            } else {
+                text = detection(subs.isEmpty() ? placeholder : subs.get((int) (n % subs.size())));
+            }
+            sendNow(conn, text);
         }
     }
 
@@ -504,6 +575,7 @@ public final class SimulatedWorker implements AutoCloseable {
         private int oversizedBytes = (1 << 20) + 1024;
         private Clock clock = Clock.system();
         private Listener listener = new Listener() { };
+        private boolean flood;
 
         private Builder() { }
 
@@ -556,6 +628,16 @@ public final class SimulatedWorker implements AutoCloseable {
         /** Told about each received command and each batch of results. */
         public Builder listener(Listener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Floods every connected backend for as long as it runs: batches of 1,000 messages (results, every tenth a
+         * malformed line, a state report after each 1,000) whenever the last batch has left; default off. For
+         * testing a backend's backpressure and message budget, never against a production leader.
+         */
+        public Builder flood(boolean flood) {
+            this.flood = flood;
             return this;
         }
 

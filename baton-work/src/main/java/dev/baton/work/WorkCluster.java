@@ -189,7 +189,18 @@ public final class WorkCluster implements AutoCloseable {
                     }
                 });
         this.env = new LeaderEnvironment(store, group, processId, membership, config, workerUrls, scheduler, clock,
-                random, transport, sourceExecutor, b.source, b.hook, b.sessions, codec, this::emit, this::deliver);
+                random, transport, sourceExecutor, b.source, b.hook, b.sessions, codec, this::emit, new LeaderEnvironment.LocalResults() {
+                    @Override
+                    public void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global) {
+                        WorkCluster.this.deliver(workerUrl, detection, global, () -> { });
+                    }
+
+                    @Override
+                    public void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global,
+                                        Runnable done) {
+                        WorkCluster.this.deliver(workerUrl, detection, global, done);
+                    }
+                });
     }
 
     /**
@@ -547,23 +558,38 @@ public final class WorkCluster implements AutoCloseable {
 
     /** Hands a result to this process's listeners: the item's, and the global ones if this process owns it. */
     private void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global) {
+        deliver(workerUrl, detection, global, () -> { });
+    }
+
+    /** As above; {@code done} runs once the listeners have had it (the leader holds a unit of its bound till then). */
+    private void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global, Runnable done) {
         String item = detection.subscriptionIdentifier();
         List<DetectionListener> perItem = listeners.of(item);
         List<DetectionListener> all = global ? listeners.global() : List.of();
         if (perItem.isEmpty() && all.isEmpty()) {
+            done.run();
             return;
         }
-        listenerExecutor.execute(() -> {
-            for (DetectionListener l : perItem) {
-                call(l, detection);
-            }
-            for (DetectionListener l : all) {
-                call(l, detection);
-            }
-            WorkerEvent.DetectionResult result = new WorkerEvent.DetectionResult(workerUrl, item,
-                    detection.detection().isEmpty() ? 0 : 1);
-            notifyListeners(new WorkClusterEvent.WorkerNotice(result));
-        });
+        try {
+            listenerExecutor.execute(() -> {
+                try {
+                    for (DetectionListener l : perItem) {
+                        call(l, detection);
+                    }
+                    for (DetectionListener l : all) {
+                        call(l, detection);
+                    }
+                    WorkerEvent.DetectionResult result = new WorkerEvent.DetectionResult(workerUrl, item,
+                            detection.detection().isEmpty() ? 0 : 1);
+                    notifyListeners(new WorkClusterEvent.WorkerNotice(result));
+                } finally {
+                    done.run();
+                }
+            });
+        } catch (RuntimeException e) {
+            done.run(); // rejected: the executor is shut down
+            throw e;
+        }
     }
 
     private static void call(DetectionListener listener, WorkerMessage.ImageDetection detection) {

@@ -39,6 +39,10 @@ import java.util.Objects;
  *   <li>{@code resendAfter} (1 s): a routed result not acknowledged after this long is published again.</li>
  *   <li>{@code maxUnackedPerProcess} (10,000): unacknowledged results kept per process; the oldest beyond are
  *       dropped and counted.</li>
+ *   <li>{@code maxQueuedMessages} (1,024): on the leader, worker messages read from all workers' sockets and not
+ *       yet handled, plus results being published or handed to this process's listeners, at most; while the bound
+ *       is reached no worker socket is read (each worker's own bound, and its message budget, are in
+ *       {@code connection}: {@link WorkerConnectionConfig}).</li>
  *   <li>{@code ackDelay} (20 ms) and {@code ackEvery} (64): a process acknowledges a stream after this many results
  *       or this long after the first unacknowledged one.</li>
  *   <li>{@code drainTimeout} (5 s): a leader that lost its leadership keeps re-sending results it already routed for
@@ -68,6 +72,7 @@ public final class WorkClusterConfig {
     private final Duration membershipRefreshInterval;
     private final Duration resendAfter;
     private final int maxUnackedPerProcess;
+    private final int maxQueuedMessages;
     private final Duration ackDelay;
     private final int ackEvery;
     private final Duration drainTimeout;
@@ -93,6 +98,7 @@ public final class WorkClusterConfig {
         this.membershipRefreshInterval = b.membershipRefreshInterval;
         this.resendAfter = b.resendAfter;
         this.maxUnackedPerProcess = b.maxUnackedPerProcess;
+        this.maxQueuedMessages = b.maxQueuedMessages;
         this.ackDelay = b.ackDelay;
         this.ackEvery = b.ackEvery;
         this.drainTimeout = b.drainTimeout;
@@ -134,7 +140,8 @@ public final class WorkClusterConfig {
                 .planner(planner).connection(connection).connectionStateInterval(connectionStateInterval)
                 .requestTimeout(requestTimeout).requestRetryInterval(requestRetryInterval)
                 .listenerRefreshInterval(listenerRefreshInterval).membershipRefreshInterval(membershipRefreshInterval)
-                .resendAfter(resendAfter).maxUnackedPerProcess(maxUnackedPerProcess).ackDelay(ackDelay)
+                .resendAfter(resendAfter).maxUnackedPerProcess(maxUnackedPerProcess)
+                .maxQueuedMessages(maxQueuedMessages).ackDelay(ackDelay)
                 .ackEvery(ackEvery).drainTimeout(drainTimeout).stopTimeout(stopTimeout)
                 .badMessageLogInterval(badMessageLogInterval).layout(layout);
     }
@@ -207,6 +214,11 @@ public final class WorkClusterConfig {
         return maxUnackedPerProcess;
     }
 
+    /** Worker messages and results in flight on the leader, in total, before it stops reading worker sockets. */
+    public int maxQueuedMessages() {
+        return maxQueuedMessages;
+    }
+
     public Duration ackDelay() {
         return ackDelay;
     }
@@ -258,6 +270,7 @@ public final class WorkClusterConfig {
         private Duration membershipRefreshInterval = Duration.ofSeconds(5);
         private Duration resendAfter = Duration.ofSeconds(1);
         private int maxUnackedPerProcess = 10_000;
+        private int maxQueuedMessages = 1_024;
         private Duration ackDelay = Duration.ofMillis(20);
         private int ackEvery = 64;
         private Duration drainTimeout = Duration.ofSeconds(5);
@@ -348,6 +361,11 @@ public final class WorkClusterConfig {
             return this;
         }
 
+        public Builder maxQueuedMessages(int value) {
+            this.maxQueuedMessages = value;
+            return this;
+        }
+
         public Builder maxUnackedPerProcess(int value) {
             this.maxUnackedPerProcess = value;
             return this;
@@ -415,6 +433,7 @@ public final class WorkClusterConfig {
             positive("membershipRefreshInterval", membershipRefreshInterval);
             positive("resendAfter", resendAfter);
             atLeast("maxUnackedPerProcess", maxUnackedPerProcess, 1);
+            atLeast("maxQueuedMessages", maxQueuedMessages, 1);
             positive("ackDelay", ackDelay);
             atLeast("ackEvery", ackEvery, 1);
             if (ackDelay.compareTo(resendAfter) >= 0) {

@@ -42,5 +42,19 @@ public record LeaderEnvironment(CoordinationStore store, String group, String pr
     @FunctionalInterface
     public interface LocalResults {
         void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global);
+
+        /**
+         * Delivers a result and runs {@code done} once this process's listeners have had it (or at once if none
+         * wants it), so the leader can count results waiting for slow listeners against its inbound bound. The
+         * default delivers and runs {@code done} at once.
+         */
+        default void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global,
+                             Runnable done) {
+            try {
+                deliver(workerUrl, detection, global);
+            } finally {
+                done.run();
+            }
+        }
     }
 }

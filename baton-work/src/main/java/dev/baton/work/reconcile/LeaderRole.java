@@ -89,7 +89,7 @@ public final class LeaderRole {
             }
         });
         this.reconciler = new Reconciler(env, writer, pool, () -> active);
-        this.router = new ResultRouter(env, writer);
+        this.router = new ResultRouter(env, writer, pool.inboundLimit());
         this.badCommands = new BadMessageLog(log, "channel " + env.config().layout().commandsChannel(), env.clock(),
                 env.config().badMessageLogInterval());
     }

@@ -8,6 +8,7 @@ import dev.baton.work.route.ListenerCard;
 import dev.baton.work.route.OutboundStreams;
 import dev.baton.work.route.ProcessAssigner;
 import dev.baton.work.route.RoutingTable;
+import dev.baton.work.worker.InboundLimit;
 import dev.baton.work.worker.WorkerMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -28,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * process, the worker -> process assignment ({@code worker:assignments}, rebalanced when processes join or leave or
  * gain or lose global listeners; a process whose registry capabilities say {@code canProcessDetections: false} owns
  * no worker), and at-least-once streams to each process. Runs on the leader's scheduler.
+ *
+ * <p>Each publish under way and each result waiting for this process's listeners holds a unit of the workers'
+ * {@link InboundLimit}, so a slow store or slow listeners stop the leader reading worker sockets instead of piling
+ * results up.
  */
 final class ResultRouter {
 
@@ -37,6 +42,7 @@ final class ResultRouter {
     private final TermWriter writer;
     private final RoutingTable table = new RoutingTable();
     private final OutboundStreams outbound;
+    private final InboundLimit inbound;
     private final Map<String, Long> absentSince = new HashMap<>();
     // The worker -> process assignment as the store has it, as far as this leader knows: what it loaded and what its
     // writes were accepted for. Whatever the table says and this does not is written again at every refresh, so a
@@ -51,16 +57,36 @@ final class ResultRouter {
     private boolean stopped;
     private long stoppedAt;
 
-    ResultRouter(LeaderEnvironment env, TermWriter writer) {
+    ResultRouter(LeaderEnvironment env, TermWriter writer, InboundLimit inbound) {
         this.env = env;
         this.writer = writer;
+        this.inbound = inbound;
         this.outbound = new OutboundStreams(env.group(), env.processId(), "term-" + writer.term(), env.codec(),
-                (process, bytes) -> env.store().publish(env.config().layout().processChannel(process), bytes)
-                        .exceptionally(e -> {
-                            log.debug("could not publish a result to {}: {}", process, e.toString());
-                            return -1L;
-                        }),
+                (process, bytes) -> publish(process, bytes),
                 env.clock(), env.config().resendAfter(), env.config().maxUnackedPerProcess());
+    }
+
+    private CompletableFuture<Long> publish(String process, byte[] bytes) {
+        inbound.hold();
+        CompletableFuture<Long> sent;
+        try {
+            sent = env.store().publish(env.config().layout().processChannel(process), bytes);
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        return sent.handle((n, e) -> {
+            inbound.release(1);
+            if (e != null) {
+                log.debug("could not publish a result to {}: {}", process, e.toString());
+                return -1L;
+            }
+            return n;
+        });
+    }
+
+    private void deliverLocally(String workerUrl, WorkerMessage.ImageDetection detection, boolean global) {
+        inbound.hold();
+        env.localResults().deliver(workerUrl, detection, global, () -> inbound.release(1));
     }
 
     /** Loads the stored cards and assignment, then reads the registry; starts the resend and registry timers. */
@@ -139,7 +165,7 @@ final class ResultRouter {
         String timestamp = null;
         for (RoutingTable.Target target : table.targets(workerUrl, detection.subscriptionIdentifier())) {
             if (target.processId().equals(env.processId())) {
-                env.localResults().deliver(workerUrl, detection, target.global());
+                deliverLocally(workerUrl, detection, target.global());
             } else {
                 if (timestamp == null) {
                     timestamp = env.clock().instant().toString();
@@ -240,7 +266,7 @@ final class ResultRouter {
                 continue;
             }
             if (owner.equals(env.processId())) {
-                env.localResults().deliver(p.workerUrl(), p.data(), true);
+                deliverLocally(p.workerUrl(), p.data(), true);
             } else {
                 outbound.send(owner, true, p.workerUrl(), p.timestamp(), p.data());
             }

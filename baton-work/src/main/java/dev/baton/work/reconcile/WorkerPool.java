@@ -2,6 +2,7 @@ package dev.baton.work.reconcile;
 
 import dev.baton.work.WorkClusterEvent;
 import dev.baton.work.WorkerConnectionState;
+import dev.baton.work.worker.InboundLimit;
 import dev.baton.work.worker.WorkerCommand;
 import dev.baton.work.worker.WorkerConnection;
 import dev.baton.work.worker.WorkerConnectionListener;
@@ -32,6 +33,10 @@ import org.slf4j.LoggerFactory;
  * <p>Nothing reaches a worker once the role may no longer act ({@code acting}): a connection sends from tasks of its
  * own (queued commands, re-sends after a reconnect), which may run after the leadership ended and before the role's
  * stop closes the connection, so the pool's sockets check at the moment of sending.
+ *
+ * <p>Every connection's unhandled messages count against one {@link InboundLimit} of
+ * {@code maxQueuedMessages}, which result routing shares ({@link #inboundLimit()}): while the leader cannot publish
+ * or deliver results as fast as the workers send them, it stops reading the workers' sockets.
  */
 final class WorkerPool {
 
@@ -55,12 +60,19 @@ final class WorkerPool {
     private final WorkerTransport transport;
     private final Callbacks callbacks;
     private final Map<String, Slot> slots = new LinkedHashMap<>();
+    private final InboundLimit inbound;
 
     WorkerPool(LeaderEnvironment env, TermWriter writer, BooleanSupplier acting, Callbacks callbacks) {
         this.env = env;
         this.writer = writer;
         this.transport = new ActingTransport(env.transport(), acting);
         this.callbacks = callbacks;
+        this.inbound = new InboundLimit(env.config().maxQueuedMessages());
+    }
+
+    /** The bound shared by every worker's unhandled messages and the results being routed. */
+    InboundLimit inboundLimit() {
+        return inbound;
     }
 
     /** Opens a connection to every worker. */
@@ -69,7 +81,7 @@ final class WorkerPool {
             Slot slot = new Slot(url);
             slots.put(url, slot);
             slot.connection = new WorkerConnection(URI.create(url), env.config().connection(), transport,
-                    env.scheduler(), env.clock(), env.random(), slot);
+                    env.scheduler(), env.clock(), env.random(), slot, inbound);
             slot.connection.start();
         }
     }
@@ -274,6 +286,11 @@ final class WorkerPool {
                     if (acting.getAsBoolean()) {
                         socket.send(text);
                     }
+                }
+
+                @Override
+                public void request(long n) {
+                    socket.request(n); // reading is not acting: a deposed role still drains what it asked for
                 }
 
                 @Override

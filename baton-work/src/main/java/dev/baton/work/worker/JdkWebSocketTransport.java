@@ -12,6 +12,11 @@ import java.util.concurrent.CompletionStage;
  * {@link WorkerTransport} on the JDK's {@code java.net.http.WebSocket} client. Fragmented text messages are joined;
  * one larger than the cap is not buffered but skipped to its last fragment and reported as oversized, so a worker
  * cannot make the backend hold more than the cap per connection.
+ *
+ * <p>Reading is driven by demand ({@link Socket#request(long)}): one unit per whole message handed to the handler.
+ * Fragments of a message, binary frames (ignored) and pings are read without using demand, since they hand nothing
+ * over. With no demand left the JDK client stops reading the socket, so a worker that sends faster than the backend
+ * handles its messages fills its own TCP buffers instead of the backend's heap.
  */
 public final class JdkWebSocketTransport implements WorkerTransport {
 
@@ -53,6 +58,13 @@ public final class JdkWebSocketTransport implements WorkerTransport {
         }
 
         @Override
+        public void request(long n) {
+            if (n > 0) {
+                ws.request(n);
+            }
+        }
+
+        @Override
         public void close() {
             if (!ws.isOutputClosed()) {
                 ws.sendClose(WebSocket.NORMAL_CLOSURE, "closed").exceptionally(e -> null)
@@ -81,6 +93,11 @@ public final class JdkWebSocketTransport implements WorkerTransport {
         }
 
         @Override
+        public void onOpen(WebSocket webSocket) {
+            // No demand until the connection asks for messages: the JDK's default would request one here.
+        }
+
+        @Override
         public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
             if (skipped >= 0) {
                 skipped += data.length();
@@ -101,14 +118,15 @@ public final class JdkWebSocketTransport implements WorkerTransport {
                     partial.setLength(0);
                     handler.onText(text);
                 }
+            } else {
+                webSocket.request(1); // the rest of this message: it is bounded by the cap, and uses no demand
             }
-            webSocket.request(1);
             return null;
         }
 
         @Override
         public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
-            // The seed's protocol is text only; binary frames are ignored.
+            // The seed's protocol is text only; binary frames are ignored, and hand nothing over, so use no demand.
             webSocket.request(1);
             return null;
         }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +30,19 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Malformed, unknown-type, mistyped and oversized messages are counted by {@link WorkerProtocolException.Problem},
  * logged at WARN with the worker's URL (at most one line per {@code badMessageLogInterval}) and dropped; the
- * connection stays up.
+ * connection stays up while the worker keeps within its bad-message budget.
+ *
+ * <p><b>Backpressure.</b> The connection asks its socket for at most {@code maxQueuedMessages} messages ahead of
+ * what it has handled (and only as many as the shared {@link InboundLimit} allows), and for the next one only after
+ * one is handled: a worker that sends faster than the scheduler handles its messages is held back by TCP, so what
+ * waits between the socket and the scheduler stays bounded ({@link #queuedMessages()}).
+ *
+ * <p><b>Budget.</b> Each worker may send {@code messagesPerSecond} messages a second with bursts of
+ * {@code messageBurst}, and {@code badMessagesPerSecond} bad ones with bursts of {@code badMessageBurst}, measured as
+ * they are handled. A worker over either budget is <i>flooding</i>: the connection reports
+ * {@code worker:websocket_error} with an error starting {@code flooding:}, drops the socket ({@code
+ * worker:disconnected}, and {@code worker:offline} if it was online, so its items move), and reconnects after
+ * {@code reconnectDelay} plus jitter with fresh budgets.
  *
  * <p>All state is touched only on the {@link Scheduler} passed in (which must run tasks one at a time); the public
  * methods post to it and may be called from any thread. Listener calls run there too.
@@ -50,6 +63,8 @@ public final class WorkerConnection implements AutoCloseable {
     private final Random random;
     private final WorkerConnectionListener listener;
     private final WorkerProtocolCodec codec;
+    private final InboundLimit limit;
+    private final Runnable wakeUp;
 
     // Scheduler-confined state.
     private final Map<String, WorkerCommand.Subscribe> held = new LinkedHashMap<>();
@@ -66,6 +81,14 @@ public final class WorkerConnection implements AutoCloseable {
     private long badSinceLog;
     private final AtomicLong badMessages = new AtomicLong();
     private final AtomicLong connects = new AtomicLong();
+    private final AtomicLong floodDisconnects = new AtomicLong();
+    // Messages the socket handed over and the scheduler has not handled yet (any generation).
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicInteger peakQueued = new AtomicInteger();
+    // Scheduler-confined: demand given to the current socket (and units taken from the limit) not yet used up.
+    private int outstanding;
+    private TokenBucket messageBudget;
+    private TokenBucket badBudget;
 
     /**
      * A connection to {@code uri}, not yet started.
@@ -74,6 +97,19 @@ public final class WorkerConnection implements AutoCloseable {
      */
     public WorkerConnection(URI uri, WorkerConnectionConfig config, WorkerTransport transport, Scheduler scheduler,
                             Clock clock, Random random, WorkerConnectionListener listener) {
+        this(uri, config, transport, scheduler, clock, random, listener, InboundLimit.unbounded());
+    }
+
+    /**
+     * A connection to {@code uri}, not yet started, whose unhandled messages count against {@code limit}, shared
+     * with the other connections of one backend.
+     *
+     * @param random the source of reconnect jitter; pass a seeded one in tests
+     */
+    public WorkerConnection(URI uri, WorkerConnectionConfig config, WorkerTransport transport, Scheduler scheduler,
+                            Clock clock, Random random, WorkerConnectionListener listener, InboundLimit limit) {
+        this.limit = Objects.requireNonNull(limit, "limit");
+        this.wakeUp = () -> scheduler.execute(this::refill);
         this.uri = Objects.requireNonNull(uri, "uri");
         this.url = uri.toString();
         this.config = Objects.requireNonNull(config, "config");
@@ -115,6 +151,21 @@ public final class WorkerConnection implements AutoCloseable {
     /** How many bad messages were dropped. */
     public long badMessages() {
         return badMessages.get();
+    }
+
+    /** Messages read from the socket and not yet handled: at most {@code maxQueuedMessages} on a flow-controlled transport. */
+    public int queuedMessages() {
+        return queued.get();
+    }
+
+    /** The most messages ever waiting between the socket and the scheduler at once. */
+    public int peakQueuedMessages() {
+        return peakQueued.get();
+    }
+
+    /** How many times the worker was disconnected for going over its message budget. */
+    public long floodDisconnects() {
+        return floodDisconnects.get();
     }
 
     /** How many times a WebSocket was opened. */
@@ -204,6 +255,7 @@ public final class WorkerConnection implements AutoCloseable {
             Status was = status;
             status = Status.CLOSED;
             generation++;
+            giveBackDemand();
             reportDeadline.cancel();
             reconnect.cancel();
             if (socket != null) {
@@ -246,6 +298,9 @@ public final class WorkerConnection implements AutoCloseable {
         status = Status.CONNECTED;
         attempt = 0;
         connects.incrementAndGet();
+        long now = clock.nanoTime();
+        messageBudget = new TokenBucket(config.messagesPerSecond(), config.messageBurst(), now);
+        badBudget = new TokenBucket(config.badMessagesPerSecond(), config.badMessageBurst(), now);
         emit(new WorkerEvent.Connected(url));
         armReportDeadline();
         send(new WorkerCommand.RequestState());
@@ -256,6 +311,59 @@ public final class WorkerConnection implements AutoCloseable {
         for (WorkerCommand.Subscribe subscribe : restore) {
             send(subscribe);
         }
+        refill();
+    }
+
+    /** Asks the socket for as many messages as the window and the shared limit allow. */
+    private void refill() {
+        if (socket == null || !(status == Status.CONNECTED || status == Status.ONLINE)) {
+            return;
+        }
+        int wanted = config.maxQueuedMessages() - outstanding;
+        if (wanted <= 0) {
+            return;
+        }
+        int granted = limit.tryAcquire(wanted, wakeUp);
+        if (granted > 0) {
+            outstanding += granted;
+            socket.request(granted);
+        }
+    }
+
+    /** The socket is gone: the demand it did not use goes back to the shared limit. */
+    private void giveBackDemand() {
+        limit.release(outstanding);
+        outstanding = 0;
+    }
+
+    /** A message of the current socket was handled: its unit goes back, and the socket may read the next one. */
+    private void handled(long gen) {
+        if (gen != generation) {
+            return; // dropped meanwhile (flooding, say): its demand was given back then
+        }
+        if (outstanding > 0) {
+            outstanding--;
+            limit.release(1);
+        }
+        refill();
+    }
+
+    /** Takes one unit of the worker's message budget; a worker over it is disconnected as flooding. */
+    private boolean withinBudget(long gen, TokenBucket budget, String what) {
+        if (budget == null || budget.take(clock.nanoTime())) { // null: no socket was opened on this scheduler yet
+            return true;
+        }
+        floodDisconnects.incrementAndGet();
+        String reason = "flooding: more than " + what + "; disconnected";
+        log.warn("worker {}: {}, reconnecting after {} ms", url, reason, config.reconnectDelay().toMillis());
+        emit(new WorkerEvent.WebSocketError(url, reason));
+        lost(gen, reason, null);
+        return false;
+    }
+
+    private static String rate(double perSecond, int burst, String unit) {
+        String r = perSecond == Math.rint(perSecond) ? Long.toString((long) perSecond) : Double.toString(perSecond);
+        return r + " " + unit + " a second (burst " + burst + ")";
     }
 
     private void armReportDeadline() {
@@ -275,6 +383,7 @@ public final class WorkerConnection implements AutoCloseable {
             socket.abort();
             socket = null;
         }
+        giveBackDemand();
         String reason = "no state report for " + config.reportTimeout().toMillis() + " ms";
         log.warn("worker {} is offline: {}; reconnecting", url, reason);
         emit(new WorkerEvent.Disconnected(url, reason));
@@ -290,6 +399,7 @@ public final class WorkerConnection implements AutoCloseable {
         }
         Status was = status;
         generation++;
+        giveBackDemand();
         reportDeadline.cancel();
         socket.abort();
         socket = null;
@@ -318,14 +428,44 @@ public final class WorkerConnection implements AutoCloseable {
     }
 
     private void received(long gen, String text) {
+        queued.decrementAndGet();
         if (gen != generation) {
+            return;
+        }
+        try {
+            handle(gen, text);
+        } finally {
+            handled(gen);
+        }
+    }
+
+    private void oversized(long gen, long chars) {
+        queued.decrementAndGet();
+        if (gen != generation) {
+            return;
+        }
+        try {
+            if (withinBudget(gen, messageBudget, messageRate())) {
+                dropped(gen, codec.oversized(chars));
+            }
+        } finally {
+            handled(gen);
+        }
+    }
+
+    private String messageRate() {
+        return rate(config.messagesPerSecond(), config.messageBurst(), "messages");
+    }
+
+    private void handle(long gen, String text) {
+        if (!withinBudget(gen, messageBudget, messageRate())) {
             return;
         }
         WorkerMessage message;
         try {
             message = codec.decodeMessage(text);
         } catch (WorkerProtocolException e) {
-            dropped(e);
+            dropped(gen, e);
             return;
         }
         if (message instanceof WorkerMessage.StateReport report) {
@@ -343,10 +483,14 @@ public final class WorkerConnection implements AutoCloseable {
         }
     }
 
-    private void dropped(WorkerProtocolException e) {
+    private void dropped(long gen, WorkerProtocolException e) {
         badMessages.incrementAndGet();
         synchronized (this) {
             badByProblem.merge(e.problem(), 1L, Long::sum);
+        }
+        if (!withinBudget(gen, badBudget,
+                rate(config.badMessagesPerSecond(), config.badMessageBurst(), "bad messages"))) {
+            return;
         }
         badSinceLog++;
         long now = clock.nanoTime();
@@ -404,16 +548,18 @@ public final class WorkerConnection implements AutoCloseable {
 
         @Override
         public void onText(String text) {
+            arrived();
             scheduler.execute(() -> received(gen, text));
         }
 
         @Override
         public void onOversized(long chars) {
-            scheduler.execute(() -> {
-                if (gen == generation) {
-                    dropped(codec.oversized(chars));
-                }
-            });
+            arrived();
+            scheduler.execute(() -> oversized(gen, chars));
+        }
+
+        private void arrived() {
+            peakQueued.accumulateAndGet(queued.incrementAndGet(), Math::max);
         }
 
         @Override

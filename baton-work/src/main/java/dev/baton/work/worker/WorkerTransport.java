@@ -17,8 +17,18 @@ public interface WorkerTransport {
      */
     CompletableFuture<Socket> open(URI uri, Duration timeout, Handler handler);
 
-    /** One open connection. */
+    /**
+     * One open connection. A transport that supports flow control delivers a text message to the {@link Handler} only
+     * against demand: {@link #request(long)} adds to it, each whole message (or oversized one) delivered uses one, and
+     * while none is left the transport stops reading from the network, so the worker is held back by TCP.
+     */
     interface Socket {
+        /**
+         * Allows {@code n} more messages to be delivered. A new socket has no demand. The default does nothing, for
+         * transports without flow control (they deliver every message as it comes).
+         */
+        default void request(long n) { }
+
         /** Sends a text message; messages are sent in call order. Fails silently once the socket is closed. */
         void send(String text);
 

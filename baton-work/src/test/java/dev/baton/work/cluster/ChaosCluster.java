@@ -330,6 +330,11 @@ final class ChaosCluster implements ChaosStore.Observer {
                     }
 
                     @Override
+                    public void request(long n) {
+                        socket.request(n);
+                    }
+
+                    @Override
                     public void close() {
                         open.remove(this);
                         socket.close();

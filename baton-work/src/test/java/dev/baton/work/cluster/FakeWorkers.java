@@ -143,6 +143,20 @@ final class FakeWorkers implements WorkerTransport {
             return true;
         }
 
+        /** Sends {@code messages} results for its items (every tenth a malformed line) at once, as a flooding worker. */
+        void flood(int messages) {
+            List<String> items = List.copyOf(subscriptions.keySet());
+            for (int n = 1; n <= messages; n++) {
+                if (n % 10 == 0 || items.isEmpty()) {
+                    for (FakeSocket socket : List.copyOf(sockets)) {
+                        socket.toBackend("{\"type\":\"imageDetection\",");
+                    }
+                } else {
+                    detect(items.get(n % items.size()), n);
+                }
+            }
+        }
+
         int subscribes(String item) {
             return subscribesReceived.getOrDefault(item, 0);
         }
@@ -199,6 +213,9 @@ final class FakeWorkers implements WorkerTransport {
         boolean open = true;
         private long toWorkerAt;
         private long toBackendAt;
+        private final java.util.ArrayDeque<String> backlog = new java.util.ArrayDeque<>();
+        private long demand;
+        int maxBacklog;
 
         FakeSocket(Worker worker, Handler handler) {
             this.worker = worker;
@@ -220,14 +237,34 @@ final class FakeWorkers implements WorkerTransport {
         /** A message from the worker to the backend on this connection. */
         void toBackend(String text) {
             if (maxLatencyNanos <= 0) {
-                handler.onText(text);
+                arrive(text);
                 return;
             }
             toBackendAt = later(toBackendAt, () -> {
                 if (open) {
-                    handler.onText(text);
+                    arrive(text);
                 }
             });
+        }
+
+        /** Handed over against the backend's demand, like the JDK client; the rest waits here, as in TCP. */
+        private void arrive(String text) {
+            backlog.add(text);
+            pump();
+        }
+
+        private void pump() {
+            while (demand > 0 && !backlog.isEmpty() && open) {
+                demand--;
+                maxBacklog = Math.max(maxBacklog, backlog.size());
+                handler.onText(backlog.poll());
+            }
+        }
+
+        @Override
+        public void request(long n) {
+            demand += n;
+            pump();
         }
 
         /** Runs {@code delivery} after a random latency, not before the previous one; returns when it runs. */
