@@ -14,9 +14,14 @@ import java.util.Optional;
  * @param leader  the leader it knows of, with its term
  * @param members every live member, ordered by id
  * @param problem the latest unresolved failure talking to the backend (e.g. the store is unreachable), if any
+ * @param store   how recently the store answered, for a store-backed election; empty for backends without a store
+ *                (the peer and bully protocols)
+ *
+ * <p>A node whose store has been silent for longer than its limit ({@link StoreContact#reachable()} false) cannot
+ * vouch for any leader: the snapshot then names none, has a problem saying so, and is not {@link #ready()}.
  */
 public record ClusterStatus(String group, String nodeId, NodeState state, Optional<LeaderInfo> leader,
-        List<MemberStatus> members, Optional<String> problem) {
+        List<MemberStatus> members, Optional<String> problem, Optional<StoreContact> store) {
 
     public ClusterStatus {
         Objects.requireNonNull(group, "group");
@@ -25,6 +30,19 @@ public record ClusterStatus(String group, String nodeId, NodeState state, Option
         Objects.requireNonNull(leader, "leader");
         members = List.copyOf(members);
         Objects.requireNonNull(problem, "problem");
+        Objects.requireNonNull(store, "store");
+        if (store.isPresent() && !store.get().reachable()) {
+            leader = Optional.empty();
+            if (problem.isEmpty()) {
+                problem = Optional.of("This node " + store.get().describe());
+            }
+        }
+    }
+
+    /** A snapshot of an election without a store (peer, bully). */
+    public ClusterStatus(String group, String nodeId, NodeState state, Optional<LeaderInfo> leader,
+            List<MemberStatus> members, Optional<String> problem) {
+        this(group, nodeId, state, leader, members, problem, Optional.empty());
     }
 
     public boolean isLeader() {

@@ -57,6 +57,16 @@ public interface Election extends AutoCloseable {
      */
     Optional<String> problem();
 
+    /**
+     * How recently this node heard from its store; empty for elections without a store (the peer and bully
+     * protocols), which is the default. While it is not {@link StoreContact#reachable() reachable}, {@link #leader()}
+     * still returns the last leader seen, but nothing vouches for it any more: callers that answer others (the HTTP
+     * API) should say the store is unavailable instead of naming it.
+     */
+    default Optional<StoreContact> storeContact() {
+        return Optional.empty();
+    }
+
     /** A snapshot of the group: this node's state, the leader, every live member with its state. */
     CompletableFuture<ClusterStatus> status();
 

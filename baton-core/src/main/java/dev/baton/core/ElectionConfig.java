@@ -187,6 +187,17 @@ public final class ElectionConfig {
         return localDeadline ? localValidity(leaseTtl, maxClockDrift, safetyMargin) : WITHOUT_LOCAL_DEADLINE;
     }
 
+    /**
+     * How long the store may stay silent before this node stops vouching for the leader it last saw (see
+     * {@link StoreContact}): one {@code leaseTtl}, since any lease the node read has expired or been renewed without it
+     * by then; but never less than a follower's longest quiet spell while the store is healthy,
+     * {@code checkInterval + electionJitter + storeTimeout}, so a follower that polls rarely is not called cut off.
+     */
+    public Duration storeContactLimit() {
+        Duration quietSpell = checkInterval.plus(electionJitter).plus(storeTimeout);
+        return quietSpell.compareTo(leaseTtl) > 0 ? quietSpell : leaseTtl;
+    }
+
     /** Whether a leadership ends at its local deadline (always, unless a fault harness turned it off). */
     public boolean localDeadline() {
         return localDeadline;

@@ -14,8 +14,10 @@ import dev.baton.core.NodeInfo;
 import dev.baton.core.NodeState;
 import dev.baton.core.Registration;
 import dev.baton.core.Role;
+import dev.baton.core.StoreContact;
 import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.internal.EventDispatcher;
+import dev.baton.core.internal.FailureLog;
 import dev.baton.core.internal.LeaseDeadline;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.CoordinationStore;
@@ -76,6 +78,7 @@ public final class LeaseElection implements Election {
     private final Random random;
     private final EventDispatcher events;
     private final TimedCalls calls;
+    private final StoreLink link;
     private final ElectionMetrics metrics;
     private final LeaseMembership membership;
     private final Runnable afterClose;
@@ -130,6 +133,14 @@ public final class LeaseElection implements Election {
     public LeaseElection(CoordinationStore store, String group, NodeInfo self, ElectionConfig config, Clock clock,
             Scheduler scheduler, Random random, Executor eventExecutor, ElectionMetrics metrics,
             Runnable afterClose) {
+        this(store, group, self, config, clock, scheduler, random, eventExecutor, metrics, afterClose,
+                FailureLog.Lines.of(log));
+    }
+
+    /** As above, with the store failures' log lines going to {@code failureLines} (tests count them). */
+    LeaseElection(CoordinationStore store, String group, NodeInfo self, ElectionConfig config, Clock clock,
+            Scheduler scheduler, Random random, Executor eventExecutor, ElectionMetrics metrics,
+            Runnable afterClose, FailureLog.Lines failureLines) {
         if (group == null || group.isBlank()) {
             throw new IllegalArgumentException("group must not be blank");
         }
@@ -143,10 +154,12 @@ public final class LeaseElection implements Election {
         this.events = new EventDispatcher(eventExecutor);
         // Its callbacks run inside the renewal and heartbeat loops: one that throws must not end them.
         this.metrics = GuardedMetrics.guard(Objects.requireNonNull(metrics, "metrics"));
-        this.calls = new TimedCalls(scheduler, clock, this.metrics);
+        this.link = new StoreLink(clock, config.storeContactLimit(), new FailureLog("[" + group + "] ", "store", clock,
+                FailureLog.DEFAULT_INTERVAL, failureLines));
+        this.calls = new TimedCalls(scheduler, clock, this.metrics, link);
         this.afterClose = afterClose;
         this.membership = new LeaseMembership(store, group, self.withRole(Role.FOLLOWER), config, scheduler, clock,
-                this.metrics, events::emit, this::reportError);
+                this.metrics, link, events::emit, this::reportError);
     }
 
     // ------------------------------------------------------------------ public API (any thread)
@@ -209,13 +222,23 @@ public final class LeaseElection implements Election {
         return Optional.ofNullable(problem);
     }
 
+    /**
+     * The silence is measured from the last reply to any store call this election or its membership made (an acquire
+     * attempt, a renewal, a heartbeat, a member listing), or from {@link #start()} before the first one.
+     */
+    @Override
+    public Optional<StoreContact> storeContact() {
+        return Optional.of(link.contact());
+    }
+
     @Override
     public CompletableFuture<ClusterStatus> status() {
         NodeState state = publishedState;
         Optional<LeaderInfo> leader = leader();
         Optional<String> trouble = problem();
         return membership.members().thenApply(members -> new ClusterStatus(group, nodeId, state, leader,
-                LeaseMembership.health(members, config.processHeartbeatInterval()), trouble));
+                LeaseMembership.health(members, config.processHeartbeatInterval()), trouble,
+                Optional.of(link.contact())));
     }
 
     @Override
@@ -293,6 +316,7 @@ public final class LeaseElection implements Election {
             return;
         }
         state = State.FOLLOWING;
+        link.started();
         leaseNotices = store.watch(group, notice -> scheduler.execute(() -> onNotice(notice)));
         openElection();
         attempt();
@@ -339,7 +363,7 @@ public final class LeaseElection implements Election {
         }
         if (error != null) {
             acquireFailures++;
-            reportError("acquiring the lease failed", error);
+            reportError("acquire", "acquiring the lease failed", error);
             long backoff = config.retryInterval().toNanos() << Math.min(acquireFailures - 1, 16);
             wakeIn(Duration.ofNanos(Math.min(backoff, config.checkInterval().toNanos())).plus(jitter(config.expiryJitter())));
             return;
@@ -446,7 +470,7 @@ public final class LeaseElection implements Election {
             return;
         }
         if (error != null) {
-            reportError("renewing the lease of term " + current.term() + " failed", error);
+            reportError("renew", "renewing the lease of term " + current.term() + " failed", error);
             // Retry until the deadline; the deadline timer ends the leadership if none succeeds.
             long retryAt = clock.nanoTime() + config.retryInterval().toNanos();
             if (retryAt - current.deadlineNanos() < 0) {
@@ -470,7 +494,7 @@ public final class LeaseElection implements Election {
         long term = stopLeading();
         events.emit(new ElectionEvent.LeadershipLost(clock.instant(), term, reason));
         if (reason == LossReason.EXPIRED_LOCALLY) {
-            reportError("leadership of term " + term + " expired locally before a renewal succeeded", null);
+            reportError("renew", "leadership of term " + term + " expired locally before a renewal succeeded", null);
         }
         learnLeader(null);
         openElection();
@@ -505,7 +529,7 @@ public final class LeaseElection implements Election {
         Runnable sendRelease = once(() -> calls.call("release", config.storeTimeout(),
                 () -> store.release(group, nodeId, term), (released, error) -> {
                     if (error != null) {
-                        reportError("releasing the lease of term " + term + " failed", error);
+                        reportError("release", "releasing the lease of term " + term + " failed", error);
                     }
                     done.complete(null);
                 }));
@@ -656,11 +680,18 @@ public final class LeaseElection implements Election {
         firstRound.complete(leader);
     }
 
-    private void reportError(String what, Throwable cause) {
+    /**
+     * A store call of {@code kind} failed ({@code cause} set), or a leadership ended for want of one (no cause). The
+     * first is counted by the outage log, which keeps a store that stays down from flooding the log; the second is
+     * rare (once per term) and always logged.
+     */
+    private void reportError(String kind, String what, Throwable cause) {
         String message = cause == null ? what : what + ": " + describe(cause);
-        log.warn("[{}] {}", group, message);
         if (cause != null) {
+            link.failed(kind, message);
             problem = message;
+        } else {
+            log.warn("[{}] {}", group, message);
         }
         events.emit(new ElectionEvent.ElectionError(clock.instant(), message, cause));
     }

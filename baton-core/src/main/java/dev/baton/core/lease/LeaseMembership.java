@@ -20,7 +20,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -42,7 +41,12 @@ final class LeaseMembership implements Membership {
     private final Clock clock;
     private final TimedCalls calls;
     private final Consumer<ElectionEvent> emit;
-    private final BiConsumer<String, Throwable> onError;
+    private final ErrorReport onError;
+
+    /** How a failed store call is reported to the election: its kind (for the outage log), a description, the cause. */
+    interface ErrorReport {
+        void report(String kind, String what, Throwable cause);
+    }
 
     private volatile NodeInfo self;
 
@@ -59,14 +63,14 @@ final class LeaseMembership implements Membership {
     private Subscription notices;
 
     LeaseMembership(RegistryStore store, String group, NodeInfo self, ElectionConfig config, Scheduler scheduler,
-            Clock clock, ElectionMetrics metrics, Consumer<ElectionEvent> emit, BiConsumer<String, Throwable> onError) {
+            Clock clock, ElectionMetrics metrics, StoreLink link, Consumer<ElectionEvent> emit, ErrorReport onError) {
         this.store = store;
         this.group = group;
         this.self = self;
         this.config = config;
         this.scheduler = scheduler;
         this.clock = clock;
-        this.calls = new TimedCalls(scheduler, clock, metrics);
+        this.calls = new TimedCalls(scheduler, clock, metrics, link);
         this.emit = emit;
         this.onError = onError;
     }
@@ -112,7 +116,7 @@ final class LeaseMembership implements Membership {
         calls.call("register", config.storeTimeout(), () -> store.register(group, self, config.processTtl()),
                 (ok, error) -> {
                     if (error != null) {
-                        onError.accept("registering this process failed", error);
+                        onError.report("register", "registering this process failed", error);
                     }
                     scheduleHeartbeat(error == null ? config.processHeartbeatInterval() : config.retryInterval());
                 });
@@ -133,7 +137,7 @@ final class LeaseMembership implements Membership {
         calls.call("heartbeat", config.storeTimeout(),
                 () -> store.heartbeat(group, self.id(), config.processTtl()), (alive, error) -> {
                     if (error != null) {
-                        onError.accept("process heartbeat failed", error);
+                        onError.report("heartbeat", "process heartbeat failed", error);
                         scheduleHeartbeat(config.retryInterval());
                     } else if (!alive) {
                         registerSelf();
@@ -169,7 +173,7 @@ final class LeaseMembership implements Membership {
                         return;
                     }
                     if (error != null) {
-                        onError.accept("listing members failed", error);
+                        onError.report("list members", "listing members failed", error);
                     } else {
                         diff(members);
                     }

@@ -15,18 +15,21 @@ import java.util.function.Supplier;
  * Runs store calls for a state machine: each call is bounded by a timeout on the machine's scheduler, and its outcome
  * (reply, failure or timeout, whichever comes first) is handed back on the scheduler exactly once. A reply that
  * arrives after the timeout is dropped. A call may be started from any thread; its outcome always runs on the
- * scheduler.
+ * scheduler. Every reply the store gives (in time or late) is reported to the {@link StoreLink}, so the election knows
+ * when it last heard from its store.
  */
 final class TimedCalls {
 
     private final Scheduler scheduler;
     private final Clock clock;
     private final ElectionMetrics metrics;
+    private final StoreLink link;
 
-    TimedCalls(Scheduler scheduler, Clock clock, ElectionMetrics metrics) {
+    TimedCalls(Scheduler scheduler, Clock clock, ElectionMetrics metrics, StoreLink link) {
         this.scheduler = scheduler;
         this.clock = clock;
         this.metrics = metrics;
+        this.link = link;
     }
 
     <T> void call(String what, Duration timeout, Supplier<CompletableFuture<T>> operation,
@@ -55,7 +58,12 @@ final class TimedCalls {
         } catch (RuntimeException e) {
             future = CompletableFuture.failedFuture(e);
         }
-        future.whenComplete((value, error) -> scheduler.execute(() -> outcome.finish(value, unwrap(error))));
+        future.whenComplete((value, error) -> scheduler.execute(() -> {
+            if (error == null) {
+                link.replied();
+            }
+            outcome.finish(value, unwrap(error));
+        }));
     }
 
     static Throwable unwrap(Throwable error) {

@@ -2,7 +2,9 @@ package dev.baton.core.lease;
 
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.internal.FailureLog;
 import dev.baton.core.memory.InMemoryStore;
 import dev.baton.testkit.DeterministicScheduler;
 import dev.baton.testkit.FakeClock;
@@ -44,12 +46,24 @@ final class Cluster {
         final LeaseElection election;
         final List<ElectionEvent> events = new CopyOnWriteArrayList<>();
         final List<Long> eventNanos = new CopyOnWriteArrayList<>();
+        /** The lines this node's store-failure log wrote, WARN and INFO alike. */
+        final List<String> failureLines = new CopyOnWriteArrayList<>();
 
         Node(String id) {
             this.id = id;
             this.link = new FaultInjectingStore(store);
             this.election = new LeaseElection(link, group, NodeInfo.of(id, "test-" + id), config, clock, scheduler,
-                    new Random(random.nextLong()), Runnable::run, null);
+                    new Random(random.nextLong()), Runnable::run, ElectionMetrics.NONE, null, new FailureLog.Lines() {
+                        @Override
+                        public void warn(String line) {
+                            failureLines.add(line);
+                        }
+
+                        @Override
+                        public void info(String line) {
+                            failureLines.add(line);
+                        }
+                    });
             election.addListener(event -> {
                 events.add(event);
                 eventNanos.add(clock.nanoTime());

@@ -8,6 +8,7 @@ import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
 import dev.baton.core.MemberStatus;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.StoreContact;
 import dev.baton.core.store.ClusterEvent;
 import dev.baton.core.store.EventLogStore;
 import dev.baton.core.time.Clock;
@@ -86,7 +87,7 @@ final class ClusterRoutes {
 
     private ClusterStatus partial(String trouble) {
         return new ClusterStatus(election.group(), election.nodeId(), election.state(), election.leader(), List.of(),
-                Optional.of(election.problem().orElse(trouble)));
+                Optional.of(election.problem().orElse(trouble)), election.storeContact());
     }
 
     private void status(Context ctx) {
@@ -106,6 +107,11 @@ final class ClusterRoutes {
         json.put("api_url", facts.advertiseUrl());
         json.put("uptime_seconds", Math.round((clock.nanoTime() - facts.startedNanos()) / 1e6) / 1e3);
         json.put("problem", status.problem().orElse(null));
+        // Only store-backed elections have a store to hear from; the peer and bully protocols leave these out.
+        status.store().ifPresent(store -> {
+            json.put("store_reachable", store.reachable());
+            json.put("store_silent_seconds", store.silence().toMillis() / 1e3);
+        });
         ArrayNode members = json.putArray("members");
         for (MemberStatus member : status.members()) {
             members.add(member(member));
@@ -132,7 +138,16 @@ final class ClusterRoutes {
         return listed.isPresent() ? listed : status.leader().flatMap(gate::leaderUrl);
     }
 
+    /**
+     * The leader this node knows of. A node whose store has been silent for longer than its limit (one lease TTL)
+     * cannot vouch for it, since it may have demoted itself meanwhile: then {@code 503 store_unavailable}.
+     */
     private void leader(Context ctx) {
+        Optional<StoreContact> silent = election.storeContact().filter(contact -> !contact.reachable());
+        if (silent.isPresent()) {
+            throw ApiProblem.storeUnavailable("This node " + silent.get().describe()
+                    + ", so it cannot tell whether the leader it last saw still leads");
+        }
         Optional<LeaderInfo> leader = election.leader();
         if (leader.isEmpty()) {
             ctx.header("Retry-After", "1");

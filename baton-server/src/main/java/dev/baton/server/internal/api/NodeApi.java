@@ -139,7 +139,7 @@ public final class NodeApi implements AutoCloseable {
         LocalEventLog localEvents = LocalEventLog.recording(election, clock);
         metrics.bindTo(election);
         LeaderGate gate = new LeaderGate(election, settings.mode());
-        StoreCalls calls = new StoreCalls(callTimeout);
+        StoreCalls calls = new StoreCalls(callTimeout, clock);
         Facts facts = new Facts(backend, settings.advertiseUrl(), BatonVersion.current(), clock.nanoTime(),
                 Optional.of(metrics));
         ClusterRoutes cluster = new ClusterRoutes(election, store.map(s -> s), localEvents, gate, calls, clock, facts);

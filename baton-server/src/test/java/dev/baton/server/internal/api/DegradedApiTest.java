@@ -82,4 +82,38 @@ class DegradedApiTest {
         assertThat(items.json().path("error").asText()).isEqualTo("store_unavailable");
         assertThat(items.body()).doesNotContain("Exception").doesNotContain("\tat ");
     }
+
+    @Test
+    void withTheStoreSilentForALeaseTtlAFollowerNamesNoLeaderAndSaysTheStoreIsUnavailable() throws Exception {
+        FaultInjectingStore store = new FaultInjectingStore(new InMemoryStore());
+        node = ApiNode.start(store, "store-silent", "first");
+        assertThat(node.election().awaitElected(Duration.ofSeconds(10))).isTrue();
+        try (ApiNode follower = ApiNode.start(store, "store-silent", "second")) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> HttpCalls.get(follower.url("/cluster/leader"))
+                    .json().path("leader_id").asText().equals("first"));
+            assertThat(HttpCalls.get(follower.url("/cluster/status")).json().path("store_reachable").asBoolean())
+                    .isTrue();
+
+            store.hang();
+            // The leader demotes itself within a lease TTL; the follower must stop naming it by then too.
+            await().atMost(Duration.ofSeconds(15)).until(() -> HttpCalls.get(follower.url("/cluster/leader"))
+                    .status() == 503);
+
+            Reply leader = HttpCalls.get(follower.url("/cluster/leader"));
+            JsonNode status = HttpCalls.get(follower.url("/cluster/status")).json();
+            assertThat(leader.json().path("error").asText()).isEqualTo("store_unavailable");
+            assertThat(leader.json().path("message").asText())
+                    .matches("This node has not heard from the store for \\d+(\\.\\d)? s, longer than its limit"
+                            + " of 3 s, so it cannot tell whether the leader it last saw still leads");
+            assertThat(leader.header("Retry-After")).isEqualTo("1");
+            assertThat(status.path("leader_id").isNull()).isTrue();
+            assertThat(status.path("store_reachable").asBoolean()).isFalse();
+            assertThat(status.path("store_silent_seconds").asDouble()).isGreaterThan(3.0);
+            assertThat(status.path("cluster_ready").asBoolean()).isFalse();
+
+            store.heal();
+            await().atMost(Duration.ofSeconds(15)).until(() -> HttpCalls.get(follower.url("/cluster/leader"))
+                    .status() == 200);
+        }
+    }
 }
