@@ -93,10 +93,12 @@ public record NoticePayload(Kind kind, String name, String body) {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("payload with a malformed name length: " + abbreviate(payload));
         }
-        int nameEnd = colon + 1 + length;
-        if (length < 0 || nameEnd >= payload.length() || payload.charAt(nameEnd) != ' ') {
+        // Compared with what is left rather than added to the colon's index: a length near Integer.MAX_VALUE must not
+        // wrap the end of the name around to a negative index.
+        if (length < 0 || length >= payload.length() - colon - 1 || payload.charAt(colon + 1 + length) != ' ') {
             throw new IllegalArgumentException("payload whose name length does not fit: " + abbreviate(payload));
         }
+        int nameEnd = colon + 1 + length;
         return new NoticePayload(kind, payload.substring(colon + 1, nameEnd), payload.substring(nameEnd + 1));
     }
 

@@ -49,6 +49,9 @@ class NoticePayloadTest {
         assertThatThrownBy(() -> NoticePayload.decode("other 1:a b")).hasMessageContaining("unknown payload kind");
         assertThatThrownBy(() -> NoticePayload.decode("lease x:a b")).hasMessageContaining("name length");
         assertThatThrownBy(() -> NoticePayload.decode("lease 9:a b")).hasMessageContaining("does not fit");
+        // Found by NoticePayloadFuzzTest: the end of the name used to wrap around to a negative index.
+        assertThatThrownBy(() -> NoticePayload.decode("lease 2147483647:a x")).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("does not fit");
         assertThat(NoticePayload.byteLength("\u00e9")).isEqualTo("\u00e9".getBytes(StandardCharsets.UTF_8).length);
     }
 }

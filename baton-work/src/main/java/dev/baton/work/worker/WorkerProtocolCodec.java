@@ -379,7 +379,13 @@ public final class WorkerProtocolCodec {
             if (!value.isNumber()) {
                 throw wrong(field, "a number", value);
             }
-            return value.doubleValue();
+            double number = value.doubleValue();
+            // 2e308 parses to Infinity, which JSON cannot carry back (the encoder would write the string "Infinity").
+            if (!Double.isFinite(number)) {
+                throw new WorkerProtocolException(Problem.WRONG_FIELD_TYPE,
+                        type + ": field " + path + field + " is out of range for a number");
+            }
+            return number;
         }
 
         Double optionalNumber(String field) throws WorkerProtocolException {

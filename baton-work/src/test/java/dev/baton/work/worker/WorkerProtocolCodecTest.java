@@ -142,6 +142,9 @@ class WorkerProtocolCodecTest {
                 Problem.MISSING_FIELD, "stateReport: required field cpuUsage is missing");
         assertRefused("{\"type\":\"stateReport\",\"cpuUsage\":\"high\",\"memoryUsage\":1,\"cameraConnections\":[]}",
                 Problem.WRONG_FIELD_TYPE, "stateReport: field cpuUsage must be a number, was a string");
+        // Found by WorkerProtocolFuzzTest: 2e308 used to be read as Infinity, which the encoder cannot write back.
+        assertRefused("{\"type\":\"stateReport\",\"cpuUsage\":2e308,\"memoryUsage\":1,\"cameraConnections\":[]}",
+                Problem.WRONG_FIELD_TYPE, "stateReport: field cpuUsage is out of range for a number");
         assertRefused("{\"type\":\"stateReport\",\"cpuUsage\":1,\"memoryUsage\":1,\"cameraConnections\":"
                 + "[{\"subscriptionIdentifier\":\"1;2\",\"modelId\":1,\"modelName\":\"m\"}]}",
                 Problem.MISSING_FIELD, "field cameraConnections[0].online is missing");
