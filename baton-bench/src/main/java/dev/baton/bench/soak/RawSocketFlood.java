@@ -12,13 +12,15 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A flood of raw loopback connections to one port: {@code connections} threads, each opening a connection, running
- * {@link #attack} on it until the node closes it or the flood stops, and opening the next one after a pause. The
+ * {@link #attack} on it until the node closes it or the flood stops, and opening the next one after a second (so the
+ * flood is many connections held open, at most {@code connections} new ones a second, rather than a connect storm
+ * whose cost on a shared machine would mostly be the load generator's own). The
  * loops are bounded by {@link #stop}, which closes every open socket (so a blocked write returns) and joins the
  * threads.
  */
 abstract class RawSocketFlood {
 
-    private static final long RECONNECT_PAUSE_MS = 250;
+    private static final long RECONNECT_PAUSE_MS = 1_000;
 
     private final int port;
     private final int connections;

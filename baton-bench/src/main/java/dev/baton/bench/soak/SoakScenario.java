@@ -148,13 +148,16 @@ public final class SoakScenario implements Scenario {
                 out.println("### Per node, whole run");
                 out.println();
                 report.printNodes(out, List.of(redisCluster, peerCluster));
-                out.println("- " + report.verdict(redisCluster));
-                out.println("- " + report.verdict(peerCluster));
+                String redisVerdict = report.verdict(redisCluster);
+                String peerVerdict = report.verdict(peerCluster);
+                out.println("- " + redisVerdict);
+                out.println("- " + peerVerdict);
                 out.println("- Work items: " + items.expected() + " ids written, " + items.lost() + " lost (last"
                         + " acknowledged write missing or older at the end), " + items.active() + " active on a"
                         + " worker at the end" + (items.detail().isEmpty() ? "" : "; " + items.detail()) + ".");
                 out.println();
-                completed = true;
+                // A failed verdict keeps the node logs (the JSON lines say why a leadership changed).
+                completed = items.lost() == 0 && redisVerdict.contains(": PASS.") && peerVerdict.contains(": PASS.");
             }
         } finally {
             running.stop();
@@ -336,10 +339,27 @@ public final class SoakScenario implements Scenario {
         }
     }
 
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final java.util.Random PORTS = new java.util.Random();
+
+    /**
+     * A loopback port that is free now, below Linux's ephemeral range (32768 and up): the ten nodes open many
+     * outbound connections while they start, and an ephemeral port taken by one of them could be the port a node
+     * started a moment later is told to listen on. Never the same port twice in one run.
+     */
     private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            int port = 20_000 + PORTS.nextInt(12_000);
+            if (!HANDED_OUT.add(port)) {
+                continue;
+            }
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                return socket.getLocalPort();
+            } catch (IOException e) {
+                // taken: try another
+            }
         }
+        throw new IOException("no free loopback port found in 20000-31999");
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {
@@ -351,7 +371,7 @@ public final class SoakScenario implements Scenario {
     /** Deletes the work directory after a completed run; after a failure keeps it (the node logs) and says where. */
     private static void removeOrReport(Path dir, boolean completed) {
         if (!completed) {
-            System.err.println("soak: node logs kept in " + dir);
+            System.err.println("soak: node logs kept in " + dir + " (NAME.log: JSON lines, NAME.err.log: stderr)");
             return;
         }
         try (var paths = Files.walk(dir)) {
