@@ -12,6 +12,7 @@ import dev.baton.bench.peer.PeerFailoverScenario;
 import dev.baton.bench.peer.PeerHandoverScenario;
 import dev.baton.bench.peer.PeerMessagesScenario;
 import dev.baton.bench.registry.RegistryScenario;
+import dev.baton.bench.soak.SoakScenario;
 import dev.baton.bench.support.Environment;
 import dev.baton.bench.work.WorkRoutingScenario;
 import dev.baton.bench.work.WorkSubscribeScenario;
@@ -39,7 +40,7 @@ public final class BenchMain {
                 new RegistryScenario(), new NginxFailoverScenario(), new HttpStatusScenario(),
                 new PeerFailoverScenario(), new PeerHandoverScenario(), new PeerMessagesScenario(),
                 new PeerConvergenceScenario(), new BullyFailoverScenario(), new BullyMessagesScenario(),
-                new WorkRoutingScenario(), new WorkSubscribeScenario())) {
+                new WorkRoutingScenario(), new WorkSubscribeScenario(), new SoakScenario())) {
             all.put(s.name(), s);
         }
         return all;
@@ -75,7 +76,9 @@ public final class BenchMain {
         out.println();
         out.println(Environment.machine() + ". Options: " + options + ".");
         out.println();
-        List<Scenario> toRun = command.equals("all") ? List.copyOf(scenarios.values())
+        // The soak runs for half an hour: only when asked for by name.
+        List<Scenario> toRun = command.equals("all")
+                ? scenarios.values().stream().filter(s -> !s.name().equals("soak")).toList()
                 : List.of(scenarios.get(command));
         for (Scenario scenario : toRun) {
             long start = System.nanoTime();
@@ -87,14 +90,14 @@ public final class BenchMain {
 
     private static void usage(PrintStream out) {
         out.println("usage: java -jar baton-bench.jar <scenario> [--n N] [--warmup N] [--seed S] "
-                + "[--candidates a,b] [--backend redis|postgres|redis,postgres] [--processes N,M]");
+                + "[--candidates a,b] [--backend redis|postgres|redis,postgres] [--processes N,M] [--duration 30m]");
         out.println("       java -jar baton-bench.jar jmh [JMH options]   (default: "
                 + String.join(" ", QUICK_JMH) + ")");
         out.println();
         out.println("scenarios:");
         scenarios().values().forEach(s -> out.printf("  %-15s %s%n", s.name(), s.description()));
-        out.printf("  %-15s %s%n", "all", "runs every scenario above (the HTTP ones need baton.jar; nginx-failover"
-                + " needs nginx)");
+        out.printf("  %-15s %s%n", "all", "runs every scenario above but soak (the HTTP ones need baton.jar;"
+                + " nginx-failover needs nginx)");
         out.println();
         out.println("handover candidates (--candidates): baton, baton-direct, baton-stepdown, setnx, redisson, "
                 + "curator");

@@ -1,10 +1,12 @@
 package dev.baton.bench;
 
 import dev.baton.bench.backend.BackendKind;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 
@@ -15,12 +17,13 @@ import java.util.OptionalLong;
  *
  * <p>{@code --backend redis|postgres} (or both, comma-separated, run one after the other in one invocation) picks the
  * store the handover, failover, first-election and registry scenarios measure; Redis unless given, so commands written
- * before there was a choice keep their meaning. {@code --processes} sets the registry sizes.
+ * before there was a choice keep their meaning. {@code --processes} sets the registry sizes. {@code --duration} (e.g.
+ * {@code 30m}, {@code 2m}, {@code 90s}, {@code 1h}) sets how long the soak runs.
  */
 public final class BenchOptions {
 
     private static final List<String> KNOWN = List.of("--n", "--warmup", "--seed", "--candidates", "--backend",
-            "--processes");
+            "--processes", "--duration");
 
     private final OptionalInt n;
     private final OptionalInt warmup;
@@ -28,15 +31,17 @@ public final class BenchOptions {
     private final List<String> candidates;
     private final List<BackendKind> backends;
     private final List<Integer> processes;
+    private final Optional<Duration> duration;
 
     private BenchOptions(OptionalInt n, OptionalInt warmup, OptionalLong seed, List<String> candidates,
-            List<BackendKind> backends, List<Integer> processes) {
+            List<BackendKind> backends, List<Integer> processes, Optional<Duration> duration) {
         this.n = n;
         this.warmup = warmup;
         this.seed = seed;
         this.candidates = candidates;
         this.backends = backends;
         this.processes = processes;
+        this.duration = duration;
     }
 
     /**
@@ -75,7 +80,8 @@ public final class BenchOptions {
         return new BenchOptions(positiveInt(values, "--n", 1), positiveInt(values, "--warmup", 0),
                 values.containsKey("--seed") ? OptionalLong.of(parseLong("--seed", values.get("--seed")))
                         : OptionalLong.empty(),
-                List.copyOf(candidates), backends(values.get("--backend")), processes(values.get("--processes")));
+                List.copyOf(candidates), backends(values.get("--backend")), processes(values.get("--processes")),
+                duration(values.get("--duration")));
     }
 
     private static List<BackendKind> backends(String value) {
@@ -95,6 +101,30 @@ public final class BenchOptions {
             throw new IllegalArgumentException("--backend needs at least one of redis, postgres");
         }
         return List.copyOf(kinds);
+    }
+
+    private static Optional<Duration> duration(String value) {
+        if (value == null) {
+            return Optional.empty();
+        }
+        String text = value.trim();
+        if (text.length() < 2) {
+            throw new IllegalArgumentException("--duration must be a number with s, m or h (e.g. 30m), was '"
+                    + value + "'");
+        }
+        char unit = text.charAt(text.length() - 1);
+        long amount = parseLong("--duration", text.substring(0, text.length() - 1));
+        long seconds = switch (unit) {
+            case 's' -> amount;
+            case 'm' -> amount * 60;
+            case 'h' -> amount * 3600;
+            default -> throw new IllegalArgumentException("--duration must end in s, m or h (e.g. 30m), was '"
+                    + value + "'");
+        };
+        if (seconds < 1 || seconds > 24 * 3600) {
+            throw new IllegalArgumentException("--duration must be within [1s, 24h], was '" + value + "'");
+        }
+        return Optional.of(Duration.ofSeconds(seconds));
     }
 
     private static List<Integer> processes(String value) {
@@ -163,12 +193,18 @@ public final class BenchOptions {
         return processes.isEmpty() ? fallback : processes;
     }
 
+    /** How long a timed scenario (the soak) runs, if {@code --duration} was given. */
+    public Optional<Duration> duration() {
+        return duration;
+    }
+
     @Override
     public String toString() {
         return "n=" + (n.isPresent() ? n.getAsInt() : "default") + ", warmup="
                 + (warmup.isPresent() ? warmup.getAsInt() : "default") + ", seed=" + seed()
                 + (candidates.isEmpty() ? "" : ", candidates=" + candidates)
                 + ", backend=" + String.join(",", backends.stream().map(BackendKind::key).toList())
-                + (processes.isEmpty() ? "" : ", processes=" + processes);
+                + (processes.isEmpty() ? "" : ", processes=" + processes)
+                + duration.map(d -> ", duration=" + d.toSeconds() + " s").orElse("");
     }
 }
