@@ -169,10 +169,11 @@ class BullyClusterProcessTest {
         byte[] garbage = new byte[4096];
         new Random(20_261_122L).nextBytes(garbage);
         sendRaw(target, garbage);
-        sendRaw(target, ByteBuffer.allocate(5 + 65_536).putInt(2 << 20).put((byte) 5).array()); // 2 MiB frame
+        sendRaw(target, ByteBuffer.allocate(5 + 65_536).putInt(2 << 20).put((byte) 5).array()); // 2 MiB, before a handshake
         await().atMost(STEP).until(() -> {
             Map<String, Double> now = ServerlessProcessChecks.rejected(text(leader, "/metrics"));
-            return total(now) >= total(before) + 2 && now.get("oversized") > before.get("oversized");
+            return total(now) >= total(before) + 2
+                    && now.get("oversized_before_handshake") > before.get("oversized_before_handshake");
         });
 
         assertThat(leader.isAlive()).isTrue();
