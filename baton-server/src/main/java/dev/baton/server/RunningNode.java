@@ -3,6 +3,7 @@ package dev.baton.server;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.core.Election;
+import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionMetrics;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.time.Clock;
@@ -18,6 +19,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintStream;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -151,21 +153,31 @@ final class RunningNode {
             }
         }
         warnIfOpen();
+        ErrorLines errors = new ErrorLines(clock, ErrorLines.INTERVAL);
         if (settings.chaos().hooks()) {
             ChaosStamps stamps = new ChaosStamps(settings.backend(), clock);
             // Runs on the dispatcher's thread as the event is emitted, so mono is the event's moment; printing stays
             // on the printer thread, in the same order.
             election.addListener(event -> {
                 long mono = System.nanoTime();
-                ObjectNode line = stamps.stamp(event, json.event(event), mono);
+                ObjectNode line = eventLine(event, errors);
+                if (line == null) {
+                    return;
+                }
+                ObjectNode stamped = stamps.stamp(event, line, mono);
                 try {
-                    printer.execute(() -> lines.write(line));
+                    printer.execute(() -> lines.write(stamped));
                 } catch (RejectedExecutionException shuttingDown) {
-                    log.debug("Not printed after shutdown: {}", line);
+                    log.debug("Not printed after shutdown: {}", stamped);
                 }
             }, Runnable::run);
         } else {
-            election.addListener(event -> lines.write(json.event(event)), printer);
+            election.addListener(event -> {
+                ObjectNode line = eventLine(event, errors);
+                if (line != null) {
+                    lines.write(line);
+                }
+            }, printer);
         }
         lines.write(json.nodeStarted(settings, backend.describe(), ProcessHandle.current().pid(), clock.instant()));
         if (settings.chaos().hooks()) {
@@ -186,6 +198,22 @@ final class RunningNode {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** The line for {@code event}, or null for an error of a kind printed less than an interval ago. */
+    private ObjectNode eventLine(ElectionEvent event, ErrorLines errors) {
+        if (!(event instanceof ElectionEvent.ElectionError error)) {
+            return json.event(event);
+        }
+        OptionalInt leftOut = errors.admit(error.message());
+        if (leftOut.isEmpty()) {
+            return null;
+        }
+        ObjectNode line = json.event(event);
+        if (leftOut.getAsInt() > 0) {
+            line.put("similarLeftOut", leftOut.getAsInt());
+        }
+        return line;
     }
 
     private void shutdownAndHalt() {
