@@ -51,6 +51,7 @@ public final class Baton {
         private Random random;
         private boolean recordEvents = true;
         private ElectionMetrics metrics = ElectionMetrics.NONE;
+        private Boolean releaseOnShutdown;
 
         private ElectionBuilder(CoordinationStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -112,6 +113,24 @@ public final class Baton {
             return this;
         }
 
+        /**
+         * Whether the election closes itself when the JVM shuts down (SIGTERM, Ctrl-C, {@code System.exit}): a JVM
+         * shutdown hook, registered by {@code start()} and removed by {@code close()}, calls {@code close()}, so a
+         * leader tells its listeners {@code LeadershipLost} (reason {@code RELEASED}), waits for them to return, and
+         * releases its lease; another node takes over at once instead of after the lease expires. Default: true,
+         * unless a {@link #scheduler(Scheduler)} is given (a caller-driven scheduler, such as a test's, cannot be
+         * relied on to run during shutdown).
+         *
+         * <p>Shutdown hooks run concurrently and in no particular order, so this one does not wait for the
+         * application's own. Work stopped from the {@code LeadershipLost} listener is stopped before the release;
+         * an application that must order the release against its other hooks (stop leader-only work elsewhere
+         * first, close the release's store last) passes {@code false} and calls {@code close()} from its own hook.
+         */
+        public ElectionBuilder releaseOnShutdown(boolean value) {
+            this.releaseOnShutdown = value;
+            return this;
+        }
+
         public Election build() {
             if (group == null || group.isBlank()) {
                 throw new IllegalArgumentException("group must be set");
@@ -128,11 +147,14 @@ public final class Baton {
                     ownScheduler.execute(() -> ownScheduler.close(java.time.Duration.ZERO));
                 }
             };
-            Election election = new LeaseElection(store, group, self, config, clock,
+            LeaseElection election = new LeaseElection(store, group, self, config, clock,
                     ownScheduler != null ? ownScheduler : scheduler,
                     random != null ? random : new Random(new SecureRandom().nextLong()),
                     ownEvents != null ? ownEvents::execute : eventExecutor,
                     metrics, afterClose);
+            if (releaseOnShutdown != null ? releaseOnShutdown : scheduler == null) {
+                election.releaseOnShutdown();
+            }
             if (recordEvents) {
                 ClusterEventRecorder.attach(election, store);
             }
