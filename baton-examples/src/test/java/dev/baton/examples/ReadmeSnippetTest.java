@@ -18,15 +18,17 @@ class ReadmeSnippetTest {
 
     private static final String EXAMPLE = "baton-examples/src/main/java/dev/baton/examples/LeaderOnlyScheduler.java";
     private static final String CLASS_LINE = "public final class LeaderOnlyScheduler {";
+    private static final String PASTE = "the java block of %s must be the region readme of " + EXAMPLE
+            + " verbatim: paste the region there";
 
     @Test
     void theReadmeShowsTheExampleVerbatim() throws IOException {
-        assertThat(snippetIn("README.md")).isEqualTo(region());
+        assertThat(snippetIn("README.md")).as(PASTE, "README.md").isEqualTo(region());
     }
 
     @Test
     void theFirstElectionPageShowsTheExampleVerbatim() throws IOException {
-        assertThat(snippetIn("docs/first-election.md")).isEqualTo(region());
+        assertThat(snippetIn("docs/first-election.md")).as(PASTE, "docs/first-election.md").isEqualTo(region());
     }
 
     /** The lines between {@code // region readme} and {@code // endregion} in the example's source. */
