@@ -79,6 +79,18 @@ final class ExampleProcess implements AutoCloseable {
         return Optional.empty();
     }
 
+    /** The first group of {@code pattern} in the last line it matches, if any. */
+    Optional<String> findLast(Pattern pattern) {
+        List<String> now = lines();
+        for (int i = now.size() - 1; i >= 0; i--) {
+            Matcher matcher = pattern.matcher(now.get(i));
+            if (matcher.find()) {
+                return Optional.of(matcher.group(1));
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The node id the example printed at start, if printed yet. */
     Optional<String> nodeId() {
         return find(NODE);
