@@ -96,15 +96,16 @@ public abstract class PeerBuilder<B extends PeerBuilder<B, M>, M> {
 
     /**
      * Whether the election closes itself when the JVM shuts down (SIGTERM, Ctrl-C, {@code System.exit}): a JVM
-     * shutdown hook, registered by {@code start()} and removed by {@code close()}, calls {@code close()}, so a leader
-     * tells its listeners {@code LeadershipLost} (reason {@code RELEASED}), waits for them to return (bounded by the
-     * protocol's timeout) and hands over; the others elect a successor at once instead of after missed heartbeats.
+     * shutdown hook, registered by {@code start()} and removed once the election has closed, calls {@code close()}.
+     * A leader then stops counting itself leader, delivers {@code LeadershipLost} (reason {@code RELEASED}) to every
+     * listener, and hands over (quorum: its resignation; bully: {@code Resign}) once they have all returned, or after
+     * the protocol's timeout if one has not; the others elect a successor at once instead of after missed heartbeats.
      * Default: true, unless a {@link #scheduler(Scheduler)} is given (a caller-driven scheduler, such as the
      * simulated network's, cannot be relied on to run during shutdown).
      *
-     * <p>Shutdown hooks run concurrently and in no particular order, so this one does not wait for the
-     * application's own. An application that must order the handover against its other hooks passes {@code false}
-     * and calls {@code close()} from its own hook.
+     * <p>Shutdown hooks run concurrently and in no particular order: this one does not wait for the application's
+     * own hooks, nor they for it. An application whose other hooks must come first passes {@code false} and calls
+     * {@code close()} from its own hook, in the order it needs.
      */
     public B releaseOnShutdown(boolean value) {
         this.releaseOnShutdown = value;
