@@ -28,6 +28,9 @@ import java.util.concurrent.Executor;
  *     ...
  * }
  * }</pre>
+ *
+ * <p>An election built here also closes itself when the JVM is stopped (Ctrl-C, SIGTERM), so that a leader releases
+ * at once; see {@link ElectionBuilder#releaseOnShutdown(boolean)}.
  */
 public final class Baton {
 
@@ -51,6 +54,7 @@ public final class Baton {
         private Random random;
         private boolean recordEvents = true;
         private ElectionMetrics metrics = ElectionMetrics.NONE;
+        private Boolean releaseOnShutdown;
 
         private ElectionBuilder(CoordinationStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -112,6 +116,31 @@ public final class Baton {
             return this;
         }
 
+        /**
+         * Whether the election closes itself when the JVM shuts down (SIGTERM, Ctrl-C, {@code System.exit}):
+         * try-with-resources and {@code finally} blocks do not run on a signal, so without this a leader that is
+         * stopped leaves its group leaderless until its lease expires (30 s with the default timings). Default: true,
+         * unless a {@link #scheduler(Scheduler)} is given (a caller-driven scheduler, such as a test's, cannot be
+         * relied on to run during shutdown).
+         *
+         * <p>A JVM shutdown hook, registered by {@code start()} and removed once the election has closed, calls
+         * {@link Election#close()}, which for a leader: stops counting itself leader ({@code isLeader()} false, its
+         * {@link Leadership#isValid()} false); delivers {@code LeadershipLost} (reason {@code RELEASED}) to every
+         * listener; releases the lease once every listener has returned from that event, or at the leadership's
+         * local deadline if one has not; then removes the registry entry. JVM exit waits for that: at most about the
+         * lease TTL plus the store timeout, when a listener does not return.
+         *
+         * <p>Shutdown hooks run concurrently and in no particular order: this one does not wait for the
+         * application's own hooks, nor they for it. Leader-only work stopped from the {@code LeadershipLost}
+         * listener stops before the release. An application whose other hooks must come first (they stop
+         * leader-only work, or close a pool or executor the listener needs) passes {@code false} and calls
+         * {@code close()} from its own hook, in the order it needs.
+         */
+        public ElectionBuilder releaseOnShutdown(boolean value) {
+            this.releaseOnShutdown = value;
+            return this;
+        }
+
         public Election build() {
             if (group == null || group.isBlank()) {
                 throw new IllegalArgumentException("group must be set");
@@ -128,11 +157,14 @@ public final class Baton {
                     ownScheduler.execute(() -> ownScheduler.close(java.time.Duration.ZERO));
                 }
             };
-            Election election = new LeaseElection(store, group, self, config, clock,
+            LeaseElection election = new LeaseElection(store, group, self, config, clock,
                     ownScheduler != null ? ownScheduler : scheduler,
                     random != null ? random : new Random(new SecureRandom().nextLong()),
                     ownEvents != null ? ownEvents::execute : eventExecutor,
                     metrics, afterClose);
+            if (releaseOnShutdown != null ? releaseOnShutdown : scheduler == null) {
+                election.releaseOnShutdown();
+            }
             if (recordEvents) {
                 ClusterEventRecorder.attach(election, store);
             }

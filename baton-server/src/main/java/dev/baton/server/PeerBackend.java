@@ -69,7 +69,8 @@ final class PeerBackend implements NodeBackend {
                 .group(group)
                 .config(spec.config())
                 .node(self)
-                .clock(clock);
+                .clock(clock)
+                .releaseOnShutdown(false);   // RunningNode's own hook closes the election after the API and work
         spec.dataDir().ifPresent(builder::dataDir);
         QuorumElection election;
         try {

@@ -32,6 +32,7 @@ final class StoreBackend implements NodeBackend {
                 .config(config)
                 .clock(clock)
                 .metrics(metrics)
+                .releaseOnShutdown(false)   // RunningNode's own hook closes the election after the API and work
                 .build();
     }
 

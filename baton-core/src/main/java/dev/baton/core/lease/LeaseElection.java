@@ -19,6 +19,7 @@ import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.internal.EventDispatcher;
 import dev.baton.core.internal.FailureLog;
 import dev.baton.core.internal.LeaseDeadline;
+import dev.baton.core.internal.ShutdownRelease;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.LeaseNotice;
@@ -86,6 +87,7 @@ public final class LeaseElection implements Election {
     private final AtomicBoolean closeRequested = new AtomicBoolean();
     private final CompletableFuture<Boolean> firstRound = new CompletableFuture<>();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private volatile ShutdownRelease shutdownRelease;
 
     // Read from any thread.
     private volatile Leadership published;
@@ -174,9 +176,21 @@ public final class LeaseElection implements Election {
         return nodeId;
     }
 
+    /**
+     * Closes this election from a JVM shutdown hook (SIGTERM, Ctrl-C, {@code System.exit}) while it runs: the hook
+     * is registered by {@link #start()} and removed once the election has closed ({@link ShutdownRelease}).
+     * {@code Baton.election(store)} turns it on unless told {@code releaseOnShutdown(false)}. Call before start.
+     */
+    public void releaseOnShutdown() {
+        shutdownRelease = ShutdownRelease.closing(this);
+    }
+
     @Override
     public void start() {
         if (started.compareAndSet(false, true)) {
+            if (shutdownRelease != null) {
+                shutdownRelease.register();
+            }
             scheduler.execute(this::onStart);
         }
     }
@@ -625,6 +639,9 @@ public final class LeaseElection implements Election {
     }
 
     private void finishClose() {
+        if (shutdownRelease != null) {
+            shutdownRelease.unregister();
+        }
         closed.complete(null);
         if (afterClose != null) {
             afterClose.run();

@@ -115,9 +115,9 @@ public final class Bully {
                 wiring.alsoRelease(store);
             }
             try {
-                return new BullyElection(group, card(), config, wiring.transport(), store,
+                return configure(new BullyElection(group, card(), config, wiring.transport(), store,
                         store instanceof StandaloneLeaderStore, clock(), wiring.scheduler(), wiring.random(),
-                        wiring.eventExecutor(), wiring.afterClose());
+                        wiring.eventExecutor(), wiring.afterClose()));
             } catch (RuntimeException e) {
                 wiring.abort();
                 throw e;

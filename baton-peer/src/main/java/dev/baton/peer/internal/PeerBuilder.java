@@ -33,6 +33,7 @@ public abstract class PeerBuilder<B extends PeerBuilder<B, M>, M> {
     private Scheduler scheduler;
     private Executor eventExecutor;
     private Random random;
+    private Boolean releaseOnShutdown;
 
     /** Exactly one of {@code transport} (the caller's) and {@code listen} (an own TCP transport) is given. */
     protected PeerBuilder(Transport<M> transport, PeerAddress listen) {
@@ -93,6 +94,24 @@ public abstract class PeerBuilder<B extends PeerBuilder<B, M>, M> {
         return self();
     }
 
+    /**
+     * Whether the election closes itself when the JVM shuts down (SIGTERM, Ctrl-C, {@code System.exit}): a JVM
+     * shutdown hook, registered by {@code start()} and removed once the election has closed, calls {@code close()}.
+     * A leader then stops counting itself leader, delivers {@code LeadershipLost} (reason {@code RELEASED}) to every
+     * listener, and hands over (quorum: its resignation; bully: {@code Resign}) once they have all returned, or after
+     * the protocol's timeout if one has not; the others elect a successor at once instead of after missed heartbeats.
+     * Default: true, unless a {@link #scheduler(Scheduler)} is given (a caller-driven scheduler, such as the
+     * simulated network's, cannot be relied on to run during shutdown).
+     *
+     * <p>Shutdown hooks run concurrently and in no particular order: this one does not wait for the application's
+     * own hooks, nor they for it. An application whose other hooks must come first passes {@code false} and calls
+     * {@code close()} from its own hook, in the order it needs.
+     */
+    public B releaseOnShutdown(boolean value) {
+        this.releaseOnShutdown = value;
+        return self();
+    }
+
     /** The group, checked. */
     protected final String requireGroup() {
         if (group == null || group.isBlank()) {
@@ -108,6 +127,14 @@ public abstract class PeerBuilder<B extends PeerBuilder<B, M>, M> {
     /** The node's card, from {@link #node}. */
     protected final MemberCard card() {
         return PeerWiring.card(node);
+    }
+
+    /** Applies the builder's election-wide options to {@code election}, just built; returns it. */
+    protected final <E extends PeerElection> E configure(E election) {
+        if (releaseOnShutdown != null ? releaseOnShutdown : scheduler == null) {
+            election.releaseOnShutdown();
+        }
+        return election;
     }
 
     /** Starts the transport (over TCP) and the threads; see {@link PeerWiring#wire}. */

@@ -10,6 +10,7 @@ import dev.baton.core.NodeState;
 import dev.baton.core.Registration;
 import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.internal.EventDispatcher;
+import dev.baton.core.internal.ShutdownRelease;
 import dev.baton.core.time.Scheduler;
 import java.time.Duration;
 import java.util.List;
@@ -43,6 +44,7 @@ public abstract class PeerElection implements Election {
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closeRequested = new AtomicBoolean();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private volatile ShutdownRelease shutdownRelease;
 
     /**
      * @param eventExecutor the default executor for listeners
@@ -93,9 +95,17 @@ public abstract class PeerElection implements Election {
         return group;
     }
 
+    /** Closes this election from a JVM shutdown hook while it runs (see {@link PeerBuilder#releaseOnShutdown}). */
+    final void releaseOnShutdown() {
+        shutdownRelease = ShutdownRelease.closing(this);
+    }
+
     @Override
     public final void start() {
         if (started.compareAndSet(false, true)) {
+            if (shutdownRelease != null) {
+                shutdownRelease.register();
+            }
             scheduler.execute(this::startNode);
         }
     }
@@ -191,6 +201,9 @@ public abstract class PeerElection implements Election {
             boolean fromListener = events.deliveringOnThisThread();
             CompletableFuture<Void> handedOver = new CompletableFuture<>();
             handedOver.whenComplete((ignored, error) -> {
+                if (shutdownRelease != null) {
+                    shutdownRelease.unregister();
+                }
                 closed.complete(null);
                 if (afterClose != null) {
                     afterClose.run();

@@ -103,8 +103,8 @@ public final class Quorum {
                     : dataDir != null ? new FileDurableState(dataDir) : new InMemoryDurableState();
             PeerWiring<QuorumMessage> wiring = wire(codec(), "quorum-");
             try {
-                return new QuorumElection(group, card(), config, wiring.transport(), state, clock(),
-                        wiring.scheduler(), wiring.random(), wiring.eventExecutor(), wiring.afterClose());
+                return configure(new QuorumElection(group, card(), config, wiring.transport(), state, clock(),
+                        wiring.scheduler(), wiring.random(), wiring.eventExecutor(), wiring.afterClose()));
             } catch (RuntimeException e) {
                 wiring.abort();
                 throw e;
