@@ -9,7 +9,7 @@ import dev.baton.core.LeaderInfo;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.peer.bully.BullyConfig;
 import dev.baton.peer.quorum.QuorumConfig;
-import dev.baton.server.http.LeaderGate;
+import dev.baton.http.LeaderGate;
 import dev.baton.work.WorkClusterEvent;
 import dev.baton.work.worker.WorkerEvent;
 import java.time.Instant;

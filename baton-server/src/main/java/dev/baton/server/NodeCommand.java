@@ -1,7 +1,7 @@
 package dev.baton.server;
 
 import dev.baton.core.ElectionConfig;
-import dev.baton.server.http.LeaderGate;
+import dev.baton.http.LeaderGate;
 import dev.baton.server.internal.api.NodeApi;
 import java.io.IOException;
 import java.net.InetAddress;

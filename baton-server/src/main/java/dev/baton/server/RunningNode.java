@@ -8,7 +8,7 @@ import dev.baton.core.ElectionMetrics;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.time.Clock;
 import dev.baton.server.internal.api.NodeApi;
-import dev.baton.server.metrics.MicrometerElectionMetrics;
+import dev.baton.micrometer.MicrometerElectionMetrics;
 import dev.baton.work.source.DesiredStateSource;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
