@@ -67,7 +67,7 @@ final class WorkItemRoutes {
     }
 
     /**
-     * The same paths on a backend without a shared store ({@code peer}): every one answers {@code 501
+     * The same paths on a backend without a shared store ({@code quorum}, {@code bully}): every one answers {@code 501
      * no_shared_store}, whoever leads, because items kept by one node would be gone after a failover.
      */
     static void registerWithoutStore(Javalin app, String backend) {
