@@ -47,14 +47,17 @@ sealed interface BackendSpec {
     }
 
     /**
-     * {@code peer}: the serverless quorum protocol (seed 003) on its own TCP port, no store.
+     * {@code quorum} (old name {@code peer}): the serverless seed-node quorum protocol (seed 003) on its own TCP
+     * port, no store.
      *
      * @param listen  where this node listens for its peers; also its node id ({@link PeerAddress#format()})
      * @param config  cluster size, seeds and timing
      * @param secret  the shared secret peers authenticate with, if any; never printed
      * @param dataDir where the node keeps its votes across restarts; empty: in memory
+     * @param name    the {@code --backend} word that chose it, {@code quorum} or {@code peer}: the node's status
+     *                repeats it
      */
-    record Peer(PeerAddress listen, QuorumConfig config, Optional<byte[]> secret, Optional<Path> dataDir)
+    record Peer(PeerAddress listen, QuorumConfig config, Optional<byte[]> secret, Optional<Path> dataDir, String name)
             implements BackendSpec {
 
         public Peer {
@@ -62,6 +65,14 @@ sealed interface BackendSpec {
             Objects.requireNonNull(config, "config");
             secret = secret.map(byte[]::clone);
             Objects.requireNonNull(dataDir, "dataDir");
+            if (!Backends.QUORUM.equals(name) && !Backends.PEER.equals(name)) {
+                throw new IllegalArgumentException("name must be quorum or peer, was " + name);
+            }
+        }
+
+        /** A quorum backend chosen as {@code --backend quorum}. */
+        public Peer(PeerAddress listen, QuorumConfig config, Optional<byte[]> secret, Optional<Path> dataDir) {
+            this(listen, config, secret, dataDir, Backends.QUORUM);
         }
 
         /** The seeds, as configured. */
@@ -71,7 +82,7 @@ sealed interface BackendSpec {
 
         @Override
         public String label() {
-            return "peer";
+            return name;
         }
 
         @Override
@@ -81,8 +92,9 @@ sealed interface BackendSpec {
 
         @Override
         public String toString() {
-            return "Peer[listen=" + listen.format() + ", " + config + ", secret=" + (secret.isPresent() ? "(set)"
-                    : "(none)") + ", dataDir=" + dataDir.map(Path::toString).orElse("(memory)") + "]";
+            return "Peer[" + name + ", listen=" + listen.format() + ", " + config + ", secret="
+                    + (secret.isPresent() ? "(set)" : "(none)") + ", dataDir="
+                    + dataDir.map(Path::toString).orElse("(memory)") + "]";
         }
     }
 

@@ -9,13 +9,19 @@ import java.util.Locale;
 
 /**
  * Turns a {@code --backend} value into what a node runs on: the one place that knows which backends the CLI offers.
- * {@link #open(String, BackendSpec)} opens a {@link NodeBackend} (a store backend, or the serverless {@code peer} or
+ * {@link #open(String, BackendSpec)} opens a {@link NodeBackend} (a store backend, or the serverless {@code quorum} or
  * {@code bully});
  * {@link #openStore(String)} connects a plain {@link CoordinationStore} for the store forms.
  */
 final class Backends {
 
-    /** The value that selects the serverless quorum backend. */
+    /** The value that selects the serverless seed-node quorum protocol. */
+    static final String QUORUM = "quorum";
+
+    /**
+     * The quorum protocol's old name, still accepted: the bully election is a peer protocol too, so {@code peer} did
+     * not say which one it meant.
+     */
     static final String PEER = "peer";
 
     /** The value that selects the serverless bully backend (seed 004). */
@@ -23,14 +29,23 @@ final class Backends {
 
     /** The accepted forms, for help texts and error messages. */
     static final String FORMS = "memory, redis://HOST:PORT[/DB], "
-            + "postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME], peer or bully";
+            + "postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME], quorum or bully (peer: the old name of "
+            + "quorum)";
 
     private Backends() {
     }
 
-    /** Whether {@code spec} names the serverless {@code peer} backend rather than a store. */
-    static boolean isPeer(String spec) {
-        return spec != null && spec.strip().equalsIgnoreCase(PEER);
+    /** Whether {@code spec} names the serverless quorum backend ({@code quorum}, or its old name {@code peer}). */
+    static boolean isQuorum(String spec) {
+        return spec != null && (spec.strip().equalsIgnoreCase(QUORUM) || spec.strip().equalsIgnoreCase(PEER));
+    }
+
+    /**
+     * The name {@code spec} gave the quorum backend, {@code quorum} or {@code peer}, so that messages and the
+     * node's status repeat the word the operator used.
+     */
+    static String quorumName(String spec) {
+        return spec.strip().equalsIgnoreCase(PEER) ? PEER : QUORUM;
     }
 
     /** Whether {@code spec} names the serverless {@code bully} backend rather than a store. */
@@ -91,7 +106,7 @@ final class Backends {
                 throw CliError.usage("--backend: " + e.getMessage(), e);
             }
         }
-        if (lower.equals(PEER) || lower.equals(BULLY)) {
+        if (lower.equals(QUORUM) || lower.equals(PEER) || lower.equals(BULLY)) {
             throw CliError.usage("--backend " + lower + " has no store; this needs one of memory, redis:// or "
                     + "postgresql://");
         }

@@ -24,7 +24,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = BatonCli.Version.class,
         description = "Leader election with fencing terms over Redis, PostgreSQL, in memory, or with no server "
-                + "(peer, bully).",
+                + "(quorum, bully).",
         subcommands = {NodeCommand.class, DemoCommand.class, WorkerCommand.class, ChaosCommand.class,
             CommandLine.HelpCommand.class})
 public final class BatonCli implements Runnable {

@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  * {@code --chaos-hooks}: the commands the fault harness writes to a node's stdin, one per line, and what they do.
  *
  * <ul>
- *   <li>{@code partition HOST:PORT[,HOST:PORT…]}: on {@code peer} and {@code bully}, drop every protocol message to
+ *   <li>{@code partition HOST:PORT[,HOST:PORT…]}: on {@code quorum} and {@code bully}, drop every protocol message to
  *       and from those peers (named by their {@code --listen} address) until {@code heal}; a new {@code partition}
  *       replaces the previous one. Answered by a {@code chaos-command} line.</li>
  *   <li>{@code heal}: deliver every message again. Answered by a {@code chaos-command} line.</li>
@@ -91,7 +91,7 @@ final class ChaosCommands {
 
     private void withPartitions(String text, Consumer<Partitions> change) {
         if (partitions.isEmpty()) {
-            lines.write(json.error("command '" + text + "': partitions apply to --backend peer and bully only",
+            lines.write(json.error("command '" + text + "': partitions apply to --backend quorum and bully only",
                     clock.instant()));
             return;
         }

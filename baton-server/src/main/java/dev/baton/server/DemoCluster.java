@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Everything {@code baton demo} starts: {@code baton node --backend peer} (or {@code bully}) processes on loopback
+ * Everything {@code baton demo} starts: {@code baton node --backend quorum} (or {@code bully}) processes on loopback
  * that elect their leader among themselves, with no server of any kind. Each gets a free loopback port and a data
  * directory (bully: the shared leader record file) under one temporary directory, which also holds their logs. It owns their cleanup: {@link #close()} stops every node and
  * deletes the directory, and a shutdown hook does the same if the user interrupts the demo, so nothing it started
@@ -88,8 +88,8 @@ final class DemoCluster implements AutoCloseable {
         List<DemoNode> started = new ArrayList<>();
         for (int i = 0; i < addresses.size(); i++) {
             String name = "node-" + (i + 1);
-            started.add(start(name, addresses.get(i), List.of("--backend", "peer", "--group", group, "--profile",
-                    "fast", "--listen", addresses.get(i), "--seeds", seeds,
+            started.add(start(name, addresses.get(i), List.of("--backend", Backends.QUORUM, "--group", group,
+                    "--profile", "fast", "--listen", addresses.get(i), "--seeds", seeds,
                     "--cluster-size", Integer.toString(addresses.size()),
                     "--data-dir", workDir.resolve(name).toString(), "--identifier", name)));
         }

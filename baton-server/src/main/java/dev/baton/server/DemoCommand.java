@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code baton demo}: shows, on a laptop with nothing but a JDK, what Baton promises, with no server of any kind. It
- * starts three {@code baton node --backend peer} processes on loopback that elect a leader among themselves (seed
+ * starts three {@code baton node --backend quorum} processes on loopback that elect a leader among themselves (seed
  * 003's quorum protocol), shows who leads under which term, kills the leader with SIGKILL, and shows the survivors
  * electing a successor under a higher term and removing the dead node from the member list.
  *
@@ -28,24 +28,24 @@ import picocli.CommandLine.Option;
 @Command(
         name = "demo",
         mixinStandardHelpOptions = true,
-        header = "Shows a leader failover with no server: 3 peer nodes on loopback, SIGKILL of the leader.",
-        description = "Shows a failover with nothing installed: starts 3 'baton node --backend peer' processes on free "
-                + "loopback ports (fast profile, temporary data directories), waits until they elect a leader, kills "
-                + "the leader with SIGKILL, shows the new leader with its higher term and the dead node's removal, "
-                + "then stops everything, deletes the data directories and exits 0. With --backend bully the nodes "
-                + "run seed 004's bully protocol with a leader record file instead.")
+        header = "Shows a leader failover with no server: 3 quorum nodes on loopback, SIGKILL of the leader.",
+        description = "Shows a failover with nothing installed: starts 3 'baton node --backend quorum' processes on "
+                + "free loopback ports (fast profile, temporary data directories), waits until they elect a leader, "
+                + "kills the leader with SIGKILL, shows the new leader with its higher term and the dead node's "
+                + "removal, then stops everything, deletes the data directories and exits 0. With --backend bully the "
+                + "nodes run seed 004's bully protocol with a leader record file instead.")
 final class DemoCommand implements Callable<Integer> {
 
     private static final String GROUP = "baton-demo";
 
     @Option(names = "--nodes", paramLabel = "N", defaultValue = "3",
-            description = "How many node processes to start, at least 3 on peer, so that a majority survives the "
+            description = "How many node processes to start, at least 3 on quorum, so that a majority survives the "
                     + "kill, at least 2 on bully (default: ${DEFAULT-VALUE}).")
     int nodeCount;
 
-    @Option(names = "--backend", paramLabel = "peer|bully", defaultValue = "peer",
-            description = "The serverless protocol: peer (seed 003's quorum, the default) or bully (seed 004, with "
-                    + "a leader record file).")
+    @Option(names = "--backend", paramLabel = "quorum|bully", defaultValue = "quorum",
+            description = "The serverless protocol: quorum (the seed-node quorum protocol, the default; peer is its "
+                    + "old name) or bully (the bully election, with a leader record file).")
     String backend;
 
     @Option(names = "--timeout", paramLabel = "DUR", defaultValue = "30s", converter = DurationConverter.class,
@@ -60,8 +60,8 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         boolean bully = backend.strip().equalsIgnoreCase(Backends.BULLY);
-        if (!bully && !backend.strip().equalsIgnoreCase(Backends.PEER)) {
-            throw CliError.usage("--backend must be peer or bully, was '" + backend + "'");
+        if (!bully && !Backends.isQuorum(backend)) {
+            throw CliError.usage("--backend must be quorum or bully, was '" + backend + "'");
         }
         if (!bully && nodeCount < 3) {
             throw CliError.usage("--nodes must be at least 3 (a majority must survive the leader's kill), was "

@@ -17,9 +17,10 @@ import java.util.Optional;
  *   <li><b>store backends</b> ({@code memory}, {@code redis://…}, {@code postgresql://…}): a connected
  *       {@link CoordinationStore}, the lease election on it, and everything else a store offers (fenced registers
  *       and maps, the shared event log, pub/sub). {@link #store()} returns it.</li>
- *   <li><b>serverless backends</b> ({@code peer}, seed 003's quorum protocol): the nodes talk to each other and
- *       share no store. {@link #store()} is empty, so features that need one (the fenced-write loop, the HTTP work
- *       items, the store's event log, the work cluster) are refused or answered from this node's own state.</li>
+ *   <li><b>serverless backends</b> ({@code quorum}, seed 003's protocol, and {@code bully}): the nodes talk to each
+ *       other and share no store. {@link #store()} is empty, so features that need one (the fenced-write loop, the
+ *       HTTP work items, the store's event log, the work cluster) are refused or answered from this node's own
+ *       state.</li>
  * </ul>
  *
  * <p>Life cycle, driven by {@code RunningNode}: {@link Backends#open(String, BackendSpec)} opens it (connects to the
@@ -52,7 +53,7 @@ interface NodeBackend extends AutoCloseable {
 
     /**
      * The backend as the node-started line, the logs and {@code /cluster/status} show it, without secrets: e.g.
-     * {@code redis://127.0.0.1:6379/0}, or {@code peer 127.0.0.1:7401 (cluster of 3)}.
+     * {@code redis://127.0.0.1:6379/0}, or {@code quorum 127.0.0.1:7401 (cluster of 3)}.
      */
     String describe();
 

@@ -1,7 +1,7 @@
 package dev.baton.server;
 
 import dev.baton.core.ElectionConfig;
-import dev.baton.server.http.LeaderGate;
+import dev.baton.http.LeaderGate;
 import dev.baton.server.internal.api.NodeApi;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -30,8 +30,8 @@ import picocli.CommandLine.Option;
  * backend and {@link RunningNode} does the running.
  *
  * <p>Flags belong to a kind of backend: the lease timings, {@code --node-id} and {@code --fenced-writes} to the store
- * backends, {@link PeerFlags} to {@code --backend peer} and {@code --backend bully}. A flag given to the other kind is
- * a usage error rather than silently ignored.
+ * backends, {@link PeerFlags} to {@code --backend quorum} (old name {@code peer}) and {@code --backend bully}. A
+ * flag given to the other kind is a usage error rather than silently ignored.
  *
  * <p>Four hidden flags serve the fault harness ({@code baton chaos}) and the process tests, never operators:
  * {@code --chaos-hooks} (precise real-clock stamps on every line, and commands such as {@code partition} read from
@@ -53,16 +53,16 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = "--backend", required = true, paramLabel = "URI",
             description = "Where the group's lease lives: " + Backends.FORMS + " (no server: the nodes elect among "
-                    + "themselves; peer needs --listen, --seeds and --cluster-size, bully --listen and "
+                    + "themselves; quorum needs --listen, --seeds and --cluster-size, bully --listen and "
                     + "--leader-store).")
     String backend;
 
     @Option(names = "--group", required = true, paramLabel = "NAME",
-            description = "The group to elect a leader for, e.g. orders-scheduler (on peer: the cluster's name).")
+            description = "The group to elect a leader for, e.g. orders-scheduler (on quorum: the cluster's name).")
     String group;
 
     @Option(names = "--node-id", paramLabel = "ID",
-            description = "This node's id in the group (default: a random UUID; on peer and bully the id is the "
+            description = "This node's id in the group (default: a random UUID; on quorum and bully the id is the "
                     + "--listen address).")
     String nodeId;
 
@@ -71,8 +71,8 @@ final class NodeCommand implements Callable<Integer> {
     String identifier;
 
     @Option(names = "--profile", paramLabel = "NAME", defaultValue = "default",
-            description = "Timing preset: default (lease TTL 30s, renew 10s, check 5s; peer: heartbeat 1s, timeout 5s, "
-                    + "TTL 10s; bully: ping 1s, election 2s, hold-down 30s) or fast (3s, 1s, 500ms; peer: 100ms, "
+            description = "Timing preset: default (lease TTL 30s, renew 10s, check 5s; quorum: heartbeat 1s, timeout "
+                    + "5s, TTL 10s; bully: ping 1s, election 2s, hold-down 30s) or fast (3s, 1s, 500ms; quorum: 100ms, "
                     + "500ms, 1s; bully: 100ms, 200ms, 3s).")
     String profile;
 
@@ -173,16 +173,16 @@ final class NodeCommand implements Callable<Integer> {
             throw CliError.usage("--fenced-writes must be positive, was " + fencedWrites);
         }
         ChaosSettings chaos = chaosSettings();
-        if (Backends.isPeer(backend)) {
-            return serverlessSettings(Backends.PEER, chaos).withChaos(chaos);
+        if (Backends.isQuorum(backend)) {
+            return serverlessSettings(Backends.quorumName(backend), chaos).withChaos(chaos);
         }
         if (Backends.isBully(backend)) {
             return serverlessSettings(Backends.BULLY, chaos).withChaos(chaos);
         }
         List<String> peerFlags = peer.given();
         if (!peerFlags.isEmpty()) {
-            String owner = peerFlags.stream().anyMatch(PeerFlags.PEER_ONLY::contains) ? "--backend peer"
-                    : peerFlags.contains("--leader-store") ? "--backend bully" : "--backend peer or bully";
+            String owner = peerFlags.stream().anyMatch(PeerFlags.QUORUM_ONLY::contains) ? "--backend quorum"
+                    : peerFlags.contains("--leader-store") ? "--backend bully" : "--backend quorum or bully";
             throw CliError.usage(String.join(", ", peerFlags) + (peerFlags.size() == 1 ? " applies" : " apply")
                     + " to " + owner + " only, not to " + Backends.redact(backend.strip()));
         }
@@ -235,9 +235,9 @@ final class NodeCommand implements Callable<Integer> {
     }
 
     /**
-     * {@code --backend peer} or {@code bully}: the store-only flags are refused, the node id is the listen address.
-     * (Even a bully node on a Redis or PostgreSQL leader store shares no store with the others: the store holds the
-     * leader record only.)
+     * {@code --backend quorum} (or {@code peer}) or {@code bully}: the store-only flags are refused, the node id is
+     * the listen address. (Even a bully node on a Redis or PostgreSQL leader store shares no store with the others:
+     * the store holds the leader record only.)
      */
     private NodeSettings serverlessSettings(String kind, ChaosSettings chaos) {
         if (itemsSql != null || itemsDb != null) {
@@ -275,7 +275,7 @@ final class NodeCommand implements Callable<Integer> {
             return new NodeSettings(group.strip(), spec.listen().format(), identifier.strip(), profile, spec,
                     Optional.ofNullable(fencedWrites), httpSettings());
         }
-        BackendSpec.Peer spec = peer.spec(profile);
+        BackendSpec.Peer spec = peer.spec(profile, kind);
         return new NodeSettings(group.strip(), spec.listen().format(), identifier.strip(), profile, spec,
                 Optional.ofNullable(fencedWrites), httpSettings());
     }

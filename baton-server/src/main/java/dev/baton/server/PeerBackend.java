@@ -16,8 +16,9 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The {@code peer} backend: seed 003's quorum protocol ({@link QuorumElection}) over its own {@link NettyTransport}, no
- * store. The node's id is its {@code --listen} address, exactly as the protocol names it.
+ * The {@code quorum} backend (old name {@code peer}): seed 003's quorum protocol ({@link QuorumElection}) over its
+ * own {@link NettyTransport}, no store. The node's id is its {@code --listen} address, exactly as the protocol names
+ * it.
  *
  * <p>The backend owns the transport rather than letting {@link Quorum#tcp} own it, so that its counters (messages,
  * drops, connections refused for bad input) can be served on {@code /metrics}. The transport binds in
@@ -59,7 +60,7 @@ final class PeerBackend implements NodeBackend {
         try {
             return new PeerBackend(group, spec, builder.build(), partitionable);
         } catch (IllegalArgumentException e) {
-            throw CliError.usage("--group cannot name a peer cluster: " + e.getMessage(), e);
+            throw CliError.usage("--group cannot name a quorum cluster: " + e.getMessage(), e);
         }
     }
 
@@ -104,7 +105,7 @@ final class PeerBackend implements NodeBackend {
 
     @Override
     public String describe() {
-        return "peer " + spec.listen().format() + " (cluster of " + spec.config().clusterSize() + ")";
+        return spec.label() + " " + spec.listen().format() + " (cluster of " + spec.config().clusterSize() + ")";
     }
 
     @Override

@@ -20,39 +20,40 @@ import java.util.Set;
 import picocli.CommandLine.Option;
 
 /**
- * The flags of the serverless backends, {@code baton node --backend peer} and {@code --backend bully}, and their
+ * The flags of the serverless backends, {@code baton node --backend quorum} (old name {@code peer}) and
+ * {@code --backend bully}, and their
  * validation into a {@link BackendSpec.Peer} or {@link BackendSpec.Bully}: every problem is a {@link CliError} usage
  * error that names the flag. Checked before anything binds or connects.
  */
 final class PeerFlags {
 
-    /** The flags only {@code --backend peer} takes. */
-    static final List<String> PEER_ONLY = List.of("--seeds", "--cluster-size", "--data-dir");
+    /** The flags only {@code --backend quorum} takes. */
+    static final List<String> QUORUM_ONLY = List.of("--seeds", "--cluster-size", "--data-dir");
 
     /** The shortest secret the transport accepts (HMAC-SHA256 keys shorter than this are too easy to guess). */
     static final int MIN_SECRET_BYTES = 16;
 
     @Option(names = "--listen", paramLabel = "HOST:PORT",
-            description = "peer, bully: where this node listens for the other nodes, e.g. 127.0.0.1:7401; also its "
+            description = "quorum, bully: where this node listens for the other nodes, e.g. 127.0.0.1:7401; also its "
                     + "node id, so spell it as the other nodes' --seeds (and the leader store) do.")
     String listen;
 
     @Option(names = "--seeds", paramLabel = "HOST:PORT,...",
-            description = "peer: the seed nodes new and restarted nodes ask for the leader; the same list on every "
+            description = "quorum: the seed nodes new and restarted nodes ask for the leader; the same list on every "
                     + "node, at most --cluster-size addresses.")
     String seeds;
 
     @Option(names = "--cluster-size", paramLabel = "N",
-            description = "peer: the number of nodes in the cluster, fixed; a leader needs a majority (N/2 + 1).")
+            description = "quorum: the number of nodes in the cluster, fixed; a leader needs a majority (N/2 + 1).")
     Integer clusterSize;
 
     @Option(names = "--secret-file", paramLabel = "FILE",
-            description = "peer, bully: authenticate the other nodes with the shared secret in FILE (at least 16 "
+            description = "quorum, bully: authenticate the other nodes with the shared secret in FILE (at least 16 "
                     + "bytes, e.g. head -c 32 /dev/urandom > FILE; a trailing newline is ignored).")
     Path secretFile;
 
     @Option(names = "--peer-allow-unauthenticated",
-            description = "peer, bully: accept messages from anyone who can reach --listen when it is not a loopback "
+            description = "quorum, bully: accept messages from anyone who can reach --listen when it is not a loopback "
                     + "address and there is no --secret-file (anyone could then vote and claim the leadership).")
     boolean allowUnauthenticated;
 
@@ -62,11 +63,11 @@ final class PeerFlags {
     String leaderStore;
 
     @Option(names = "--data-dir", paramLabel = "DIR",
-            description = "peer: keep this node's votes in DIR (created if missing), so a restarted node needs no "
+            description = "quorum: keep this node's votes in DIR (created if missing), so a restarted node needs no "
                     + "recovery round (default: in memory).")
     Path dataDir;
 
-    /** The peer flags that were given, for the error when the backend is a store. */
+    /** The serverless backends' flags that were given, for the error when the backend is a store. */
     List<String> given() {
         List<String> flags = new ArrayList<>();
         if (listen != null) {
@@ -94,24 +95,25 @@ final class PeerFlags {
     }
 
     /**
-     * Validates the flags.
+     * Validates the flags of {@code --backend quorum}.
      *
      * @param profile the {@code --profile} value, mapped onto {@link QuorumConfig#profile}
+     * @param name    the word that chose the backend, {@code quorum} or its old name {@code peer}: messages repeat it
      * @throws CliError (usage) naming the flag at fault
      */
-    BackendSpec.Peer spec(String profile) {
+    BackendSpec.Peer spec(String profile, String name) {
         if (leaderStore != null) {
-            throw CliError.usage("--leader-store applies to --backend bully only; --backend peer keeps no leader "
-                    + "record (its nodes find the leader through --seeds)");
+            throw CliError.usage("--leader-store applies to --backend bully only; --backend " + name + " keeps no "
+                    + "leader record (its nodes find the leader through --seeds)");
         }
-        PeerAddress self = listenAddress("peer");
+        PeerAddress self = listenAddress(name);
         if (seeds == null) {
-            throw CliError.usage("--backend peer needs --seeds HOST:PORT,...: the seed nodes, the same list on every "
-                    + "node");
+            throw CliError.usage("--backend " + name + " needs --seeds HOST:PORT,...: the seed nodes, the same list "
+                    + "on every node");
         }
         List<PeerAddress> seedList = addresses("--seeds", seeds);
         if (clusterSize == null) {
-            throw CliError.usage("--backend peer needs --cluster-size N: the number of nodes in the cluster");
+            throw CliError.usage("--backend " + name + " needs --cluster-size N: the number of nodes in the cluster");
         }
         if (clusterSize < 1) {
             throw CliError.usage("--cluster-size must be at least 1, was " + clusterSize);
@@ -127,7 +129,7 @@ final class PeerFlags {
             throw CliError.usage("invalid configuration: " + e.getMessage(), e);
         }
         return new BackendSpec.Peer(self, config, Optional.ofNullable(secretFile).map(PeerFlags::readSecret),
-                Optional.ofNullable(dataDir).map(PeerFlags::usableDataDir));
+                Optional.ofNullable(dataDir).map(PeerFlags::usableDataDir), name);
     }
 
     /**
@@ -141,7 +143,7 @@ final class PeerFlags {
         for (String flag : new String[] {seeds != null ? "--seeds" : null,
             clusterSize != null ? "--cluster-size" : null, dataDir != null ? "--data-dir" : null}) {
             if (flag != null) {
-                throw CliError.usage(flag + " applies to --backend peer only; bully nodes find their leader through "
+                throw CliError.usage(flag + " applies to --backend quorum only; bully nodes find their leader through "
                         + "--leader-store and keep nothing on disk");
             }
         }

@@ -66,7 +66,7 @@ class BullyFlagsTest {
         assertUsageError(List.of("--listen", "127.0.0.1:7401", "--leader-store", "file:" + temp),
                 "is a directory; name the file");
         assertUsageError(List.of("--listen", "127.0.0.1:7401", "--leader-store", "standalone", "--seeds",
-                "127.0.0.1:7401"), "--seeds applies to --backend peer only");
+                "127.0.0.1:7401"), "--seeds applies to --backend quorum only");
         assertUsageError(List.of("--listen", "0.0.0.0:7401", "--leader-store", "standalone"), "wildcard address");
         assertUsageError(List.of("--listen", "127.0.0.1:7401", "--leader-store", "standalone", "--node-id", "x"),
                 "--node-id does not apply to --backend bully");
@@ -84,7 +84,7 @@ class BullyFlagsTest {
         assertThatUsageError(List.of("node", "--backend", "memory", "--group", "g", "--leader-store", "standalone"))
                 .hasMessageContaining("--leader-store applies to --backend bully only, not to memory");
         assertThatUsageError(List.of("node", "--backend", "memory", "--group", "g", "--listen", "127.0.0.1:7401"))
-                .hasMessageContaining("--listen applies to --backend peer or bully only");
+                .hasMessageContaining("--listen applies to --backend quorum or bully only");
     }
 
     @Test

@@ -53,7 +53,7 @@ class ChaosHooksProcessTest {
         });
         List<JsonNode> errors = node.events("error");
         assertThat(errors.get(0).path("message").asText()).contains("unknown command 'crash everything'");
-        assertThat(errors.get(1).path("message").asText()).contains("peer and bully only");
+        assertThat(errors.get(1).path("message").asText()).contains("quorum and bully only");
         assertThat(started.path("chaosHooks").asBoolean()).isTrue();
         assertThat(node.notJson()).isEmpty();
     }

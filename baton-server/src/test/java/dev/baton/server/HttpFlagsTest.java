@@ -3,7 +3,7 @@ package dev.baton.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.baton.server.http.LeaderGate;
+import dev.baton.http.LeaderGate;
 import dev.baton.server.internal.api.NodeApi;
 import java.io.IOException;
 import java.nio.file.Files;

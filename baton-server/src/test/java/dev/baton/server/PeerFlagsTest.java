@@ -144,10 +144,10 @@ class PeerFlagsTest {
     void peerFlagsAreRefusedOnAStoreBackend() {
         assertThatUsageError(List.of("node", "--backend", "redis://:pw@127.0.0.1:6379", "--group", "g",
                 "--listen", "127.0.0.1:7401", "--cluster-size", "3"))
-                .hasMessageContaining("--listen, --cluster-size apply to --backend peer only")
+                .hasMessageContaining("--listen, --cluster-size apply to --backend quorum only")
                 .hasMessageContaining("redis://***@127.0.0.1:6379").hasMessageNotContaining("pw");
         assertThatUsageError(List.of("node", "--backend", "memory", "--group", "g", "--data-dir", "/tmp/x"))
-                .hasMessageContaining("--data-dir applies to --backend peer only");
+                .hasMessageContaining("--data-dir applies to --backend quorum only");
     }
 
     @Test

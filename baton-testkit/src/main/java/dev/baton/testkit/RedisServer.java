@@ -2,11 +2,9 @@ package dev.baton.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,16 +35,9 @@ import java.util.function.Predicate;
  */
 public final class RedisServer implements AutoCloseable {
 
-    private static final String HOST = "127.0.0.1";
-    private static final String LOG_FILE = "redis.log";
-    private static final String CONFIG_FILE = "redis.conf";
-    private static final int LAUNCH_ATTEMPTS = 5;
-    private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
+    private static final String HOST = RedisLauncher.HOST;
     private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration PING_TIMEOUT = Duration.ofMillis(250);
     private static final long POLL_MILLIS = 20;
-    private static final long RETRY_PAUSE_MILLIS = 200;
-    private static final int LOG_TAIL_LINES = 30;
     private static final Duration PERSISTENCE_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
     private static final String SNAPSHOTS = "snapshots";
@@ -58,10 +49,10 @@ public final class RedisServer implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(SHUTDOWN_HOOK);
     }
 
-    private final Path binary;
     private final boolean appendOnly;
     private final Path dir;
     private final RedisDataFiles files;
+    private final RedisLauncher launcher;
     private int port;
     private int snapshots;
     private Process process;
@@ -69,11 +60,11 @@ public final class RedisServer implements AutoCloseable {
     private boolean closed;
 
     private RedisServer(Path binary, int port, boolean appendOnly, Path dir) {
-        this.binary = binary;
         this.port = port;
         this.appendOnly = appendOnly;
         this.dir = dir;
         this.files = new RedisDataFiles(dir);
+        this.launcher = new RedisLauncher(binary, dir);
     }
 
     /** Starts a fresh private server on a free loopback port, without persistence. */
@@ -153,7 +144,7 @@ public final class RedisServer implements AutoCloseable {
     public synchronized void restart() {
         requireOpen();
         stop();
-        launch(true, appendOnly);
+        launch(appendOnly);
     }
 
     /**
@@ -165,7 +156,7 @@ public final class RedisServer implements AutoCloseable {
         requireOpen();
         kill();
         files.removeAll();
-        launch(true, appendOnly);
+        launch(appendOnly);
     }
 
     /**
@@ -218,7 +209,7 @@ public final class RedisServer implements AutoCloseable {
         RedisDataFiles.copy(snapshot.file, files.dump());
         // Redis with AOF on loads only the AOF, never dump.rdb: load the snapshot without it, then switch it on, which
         // rewrites the AOF from the loaded data.
-        launch(true, false);
+        launch(false);
         if (appendOnly) {
             command("CONFIG", "SET", "appendonly", "yes");
             awaitPersistence("the AOF rewrite after loading " + snapshot, info -> {
@@ -283,7 +274,7 @@ public final class RedisServer implements AutoCloseable {
                     + mark.length);
         }
         RedisDataFiles.truncate(current, mark.length);
-        launch(true, true);
+        launch(true);
     }
 
     /** Freezes the server with SIGSTOP: it keeps its socket and accepts connections but answers nothing. */
@@ -336,89 +327,15 @@ public final class RedisServer implements AutoCloseable {
         return "RedisServer[" + uri() + ", dir=" + dir + "]";
     }
 
-    private void launch(boolean samePort, boolean aof) {
-        IllegalStateException failure = null;
-        for (int attempt = 1; attempt <= LAUNCH_ATTEMPTS; attempt++) {
-            int candidate = samePort || port != 0 ? port : ServerProcesses.freePort(HOST);
-            try {
-                process = spawn(candidate, aof);
-                awaitReady(process, candidate);
-                port = candidate;
-                return;
-            } catch (IllegalStateException e) {
-                failure = e;
-                // Only a lost race for the port is worth another try; any other failure will repeat itself.
-                if (!isPortConflict(e)) {
-                    break;
-                }
-                if (samePort || port != 0) {
-                    ServerProcesses.pauseBeforeRetry(RETRY_PAUSE_MILLIS, "redis-server"); // a fixed port may still be held briefly by a process that just exited
-                }
-            }
-        }
-        throw failure;
-    }
-
-    private Process spawn(int candidate, boolean aof) {
-        try {
-            Path config = dir.resolve(CONFIG_FILE);
-            Files.writeString(config, config(candidate, aof), StandardCharsets.UTF_8);
-            return new ProcessBuilder(binary.toString(), config.toString())
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(LOG_FILE).toFile()))
-                    .start();
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot start " + binary + ": " + e.getMessage(), e);
-        }
-    }
-
-    private String config(int candidate, boolean aof) {
-        List<String> lines = new ArrayList<>();
-        lines.add("bind " + HOST);
-        lines.add("port " + candidate);
-        lines.add("daemonize no");
-        lines.add("dir " + quote(dir.toString()));
-        lines.add("logfile \"\"");
-        // No save points: snapshots are taken only by snapshot(), so a test decides what an older state holds.
-        lines.add("save \"\"");
-        lines.add("dbfilename dump.rdb");
-        lines.add("appendonly " + (aof ? "yes" : "no"));
-        lines.add("appendfsync everysec");
-        // A rewrite would move writes to a new incremental file and invalidate an AofMark.
-        lines.add("auto-aof-rewrite-percentage 0");
-        lines.add("aof-load-truncated yes");
-        return String.join("\n", lines) + "\n";
-    }
-
-    private void awaitReady(Process candidate, int candidatePort) {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!candidate.isAlive()) {
-                throw new IllegalStateException("redis-server exited with code " + candidate.exitValue()
-                        + " on port " + candidatePort + "; log tail:\n" + logTail());
-            }
-            // Another server on the port would answer too; only our own process id means ours is ready.
-            // INFO answers while an AOF is still loading, PING does not: ready means both.
-            if (RespProbe.serverPid(HOST, candidatePort, PING_TIMEOUT).orElse(-1) == candidate.pid()
-                    && RespProbe.ping(HOST, candidatePort, PING_TIMEOUT)) {
-                return;
-            }
-            ServerProcesses.waitQuietly(candidate, POLL_MILLIS, "redis-server");
-        }
-        candidate.destroyForcibly();
-        ServerProcesses.awaitExit(candidate, EXIT_TIMEOUT);
-        throw new IllegalStateException("redis-server did not answer on port " + candidatePort + " within "
-                + READY_TIMEOUT.toSeconds() + " s; log tail:\n" + logTail());
+    /** Starts a server process on this server's port (the first time: a free one) and keeps it. */
+    private void launch(boolean aof) {
+        RedisLauncher.Launched launched = launcher.launch(port, aof);
+        process = launched.process();
+        port = launched.port();
     }
 
     private String logTail() {
-        try {
-            List<String> lines = Files.readAllLines(dir.resolve(LOG_FILE), StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
-        }
+        return launcher.logTail();
     }
 
     /** Runs one command on the server, turning a socket failure into an {@link IllegalStateException}. */
@@ -487,15 +404,6 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** Redis 6 logs "Address already in use", Redis 7 "bind: Address in use". */
-    private static boolean isPortConflict(IllegalStateException e) {
-        return e.getMessage() != null && e.getMessage().contains("in use");
-    }
-
-    private static String quote(String value) {
-        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-    }
-
     private static void closeAllLive() {
         for (RedisServer server : List.copyOf(LIVE)) {
             try {
@@ -559,7 +467,7 @@ public final class RedisServer implements AutoCloseable {
             LIVE.add(server);
             try {
                 synchronized (server) {
-                    server.launch(false, server.appendOnly);
+                    server.launch(server.appendOnly);
                 }
                 return server;
             } catch (RuntimeException e) {

@@ -32,11 +32,14 @@ import picocli.CommandLine.Option;
             "the trial and the seed that replays it), 2 on a usage error."})
 public final class ChaosCommand implements Callable<Integer> {
 
-    private static final List<String> BACKENDS = List.of("redis", "postgresql", "peer", "bully");
+    private static final List<String> BACKENDS = List.of("redis", "postgresql", "quorum", "bully");
+
+    /** The quorum backend's old name, still accepted (the bully election is a peer protocol too). */
+    private static final String OLD_QUORUM_NAME = "peer";
 
     @Option(names = "--backend", required = true, paramLabel = "NAME",
-            description = "redis, postgresql (private servers on loopback, started and stopped by the run), peer or "
-                    + "bully (no server).")
+            description = "redis, postgresql (private servers on loopback, started and stopped by the run), quorum or "
+                    + "bully (no server; peer is the old name of quorum).")
     String backend;
 
     @Option(names = "--trials", paramLabel = "N", defaultValue = "100",
@@ -100,9 +103,9 @@ public final class ChaosCommand implements Callable<Integer> {
     }
 
     private ChaosRunSettings settings() {
-        if (!BACKENDS.contains(backend)) {
-            throw CliError.usage("--backend: expected one of " + String.join(", ", BACKENDS) + ", got '" + backend
-                    + "'");
+        if (!BACKENDS.contains(backend) && !OLD_QUORUM_NAME.equals(backend)) {
+            throw CliError.usage("--backend: expected one of " + String.join(", ", BACKENDS) + " (" + OLD_QUORUM_NAME
+                    + ": the old name of quorum), got '" + backend + "'");
         }
         if (trials < 1 || trials > 100_000) {
             throw CliError.usage("--trials: expected 1 to 100000, got " + trials);
@@ -139,8 +142,7 @@ public final class ChaosCommand implements Callable<Integer> {
             target = switch (settings.backend()) {
                 case "redis" -> new RedisTarget(settings.nodes(), StoreTimings.chaos());
                 case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
-                case "peer" -> new PeerTarget(false, settings.nodes(), settings.dir());
-                case "bully" -> new PeerTarget(true, settings.nodes(), settings.dir());
+                case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir());
                 default -> throw new IllegalArgumentException(settings.backend());
             };
         } catch (IllegalStateException e) {

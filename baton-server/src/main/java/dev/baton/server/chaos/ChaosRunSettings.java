@@ -7,7 +7,8 @@ import java.util.Optional;
 /**
  * What {@code baton chaos} was asked to do.
  *
- * @param backend   {@code redis}, {@code postgresql}, {@code peer} or {@code bully}
+ * @param backend   {@code redis}, {@code postgresql}, {@code quorum} (or its old name {@code peer}) or
+ *                  {@code bully}
  * @param trials    how many trials
  * @param seed      the run's seed: every trial's fault and timings derive from it and the trial's number
  * @param nodes     how many {@code baton node} processes (3 to 5)

@@ -11,14 +11,15 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The serverless backends under fault: {@code peer} (the quorum protocol: a leader needs a majority) and {@code
- * bully} (the highest process id leads, terms from a leader-record file). No server to start; the node ids are the
- * nodes' listen addresses. Beside killing and pausing nodes, the run cuts nodes off from each other through the nodes'
- * own transports. On {@code bully} the leader-record file can also be restored from an older copy while the whole
- * group is down: the case in which a file store alone would hand out a term twice.
+ * The serverless backends under fault: {@code quorum} (old name {@code peer}: the seed-node quorum protocol, a leader
+ * needs a majority) and {@code bully} (the highest process id leads, terms from a leader-record file). No server to
+ * start; the node ids are the nodes' listen addresses. Beside killing and pausing nodes, the run cuts nodes off from
+ * each other through the nodes' own transports. On {@code bully} the leader-record file can also be restored from an
+ * older copy while the whole group is down: the case in which a file store alone would hand out a term twice.
  */
 final class PeerTarget implements ChaosTarget {
 
+    private final String backend;
     private final boolean bully;
     private final int nodes;
     private final Path dir;
@@ -26,8 +27,10 @@ final class PeerTarget implements ChaosTarget {
     private final Path leaderFile;
     private final Path leaderCopy;
 
-    PeerTarget(boolean bully, int nodes, Path dir) {
-        this.bully = bully;
+    /** The nodes of {@code backend}: {@code quorum} (or its old name {@code peer}) or {@code bully}. */
+    PeerTarget(String backend, int nodes, Path dir) {
+        this.backend = backend;
+        this.bully = backend.equals("bully");
         this.nodes = nodes;
         this.dir = dir;
         LoopbackPorts.free(nodes).forEach(port -> addresses.add(LoopbackPorts.HOST + ":" + port));
@@ -37,7 +40,7 @@ final class PeerTarget implements ChaosTarget {
 
     @Override
     public String name() {
-        return bully ? "bully" : "peer";
+        return backend;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.baton.server.internal.api;
 
-import dev.baton.server.http.LeaderGate;
+import dev.baton.http.LeaderGate;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import java.nio.charset.StandardCharsets;

@@ -3,9 +3,9 @@ package dev.baton.server.internal.api;
 import dev.baton.core.Election;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
-import dev.baton.server.http.LeaderGate;
-import dev.baton.server.http.LeaderOnly;
-import dev.baton.server.metrics.MicrometerElectionMetrics;
+import dev.baton.http.LeaderGate;
+import dev.baton.http.LeaderOnly;
+import dev.baton.micrometer.MicrometerElectionMetrics;
 import dev.baton.work.WorkCluster;
 import dev.baton.work.WorkItemJson;
 import io.javalin.Javalin;
@@ -121,10 +121,11 @@ public final class NodeApi implements AutoCloseable {
 
     /**
      * Builds the API for {@code election}; call before {@code election.start()}. Without a store (the serverless
-     * {@code peer} backend) {@code /cluster/events} answers from this node's own event log and the work items answer
-     * {@code 501 no_shared_store}, since there is nowhere to keep them that a new leader would find. With a work
-     * cluster, {@code GET /work/state} answers its state, items need a {@code modelUrl}, and every accepted item write
-     * asks the cluster's leader to reconcile at once; without one, {@code GET /work/state} answers {@code 404 no_work_cluster}.
+     * {@code quorum} and {@code bully} backends) {@code /cluster/events} answers from this node's own event log and
+     * the work items answer {@code 501 no_shared_store}, since there is nowhere to keep them that a new leader would
+     * find. With a work cluster, {@code GET /work/state} answers its state, items need a {@code modelUrl}, and every
+     * accepted item write asks the cluster's leader to reconcile at once; without one, {@code GET /work/state}
+     * answers {@code 404 no_work_cluster}.
      *
      * @param store       the shared store, if the backend has one
      * @param backend     the backend as {@code /cluster/status} shows it, without secrets

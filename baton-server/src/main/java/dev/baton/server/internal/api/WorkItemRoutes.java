@@ -8,8 +8,8 @@ import dev.baton.core.Leadership;
 import dev.baton.core.store.FencedMapStore;
 import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
-import dev.baton.server.http.LeaderGate;
-import dev.baton.server.http.LeaderOnly;
+import dev.baton.http.LeaderGate;
+import dev.baton.http.LeaderOnly;
 import dev.baton.work.InvalidWorkItemException;
 import dev.baton.work.WorkCluster;
 import dev.baton.work.WorkItem;
@@ -67,7 +67,7 @@ final class WorkItemRoutes {
     }
 
     /**
-     * The same paths on a backend without a shared store ({@code peer}): every one answers {@code 501
+     * The same paths on a backend without a shared store ({@code quorum}, {@code bully}): every one answers {@code 501
      * no_shared_store}, whoever leads, because items kept by one node would be gone after a failover.
      */
     static void registerWithoutStore(Javalin app, String backend) {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.core.memory.InMemoryStore;
-import dev.baton.server.http.LeaderGate;
+import dev.baton.http.LeaderGate;
 import dev.baton.server.internal.api.HttpCalls.Reply;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;

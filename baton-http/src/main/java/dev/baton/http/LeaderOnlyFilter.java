@@ -1,4 +1,4 @@
-package dev.baton.server.http;
+package dev.baton.http;
 
 import dev.baton.core.Election;
 import jakarta.servlet.Filter;

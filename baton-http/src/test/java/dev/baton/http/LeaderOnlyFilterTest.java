@@ -1,4 +1,4 @@
-package dev.baton.server.http;
+package dev.baton.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.baton.server.http;
+package dev.baton.http;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;

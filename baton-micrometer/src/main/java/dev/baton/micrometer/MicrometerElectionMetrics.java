@@ -1,4 +1,4 @@
-package dev.baton.server.metrics;
+package dev.baton.micrometer;
 
 import dev.baton.core.Election;
 import dev.baton.core.ElectionEvent;

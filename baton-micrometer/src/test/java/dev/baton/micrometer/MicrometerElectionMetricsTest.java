@@ -1,4 +1,4 @@
-package dev.baton.server.metrics;
+package dev.baton.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
