@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.ExecutorScheduler;
-import dev.baton.testkit.SimulatedWorker;
+import dev.baton.worker.sim.SimulatedWorker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;

@@ -1,4 +1,4 @@
-package dev.baton.testkit;
+package dev.baton.worker.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
