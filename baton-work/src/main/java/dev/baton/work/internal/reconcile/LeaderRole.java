@@ -278,6 +278,10 @@ public final class LeaderRole {
             router.offer(l.card()).whenComplete((ok, e) -> threads.scheduler().execute(() -> answer.complete(e == null
                     ? ok(request, l.card().version())
                     : refusal(request, true, "the store failed: " + e))));
+        } else {
+            // The bus codec builds only the requests above; another one is a bug here, not a sender's fault.
+            answer.complete(refusal(request, false, "no handling for a " + request.type() + " request"));
+            throw new IllegalStateException("no handling for request " + request.getClass().getName());
         }
         return answer;
     }

@@ -316,6 +316,8 @@ final class Reconciler {
             resubscribe(r.item(), r.worker(), r.retry());
         } else if (action instanceof ReconcileAction.Unsubscribe u) {
             stop(u.worker(), u.item(), now);
+        } else {
+            throw new IllegalStateException("no handling for reconcile action " + action.getClass().getName());
         }
     }
 

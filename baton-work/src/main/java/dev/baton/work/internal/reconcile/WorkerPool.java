@@ -274,6 +274,9 @@ final class WorkerPool {
                 callbacks.detection(url, d);
             } else if (message instanceof WorkerMessage.PatchSession p) {
                 callbacks.patchSession(url, p);
+            } else {
+                // The codec builds only the types above; another one is a bug here, not a worker's fault.
+                throw new IllegalStateException("no handling for worker message " + message.getClass().getName());
             }
         }
     }

@@ -80,6 +80,8 @@ public final class BusCodec {
             putIfSet(root, "timestamp", r.timestamp());
         } else if (message instanceof BusMessage.Request request) {
             encodeRequest(root, request);
+        } else {
+            throw new IllegalStateException("no encoding for bus message " + message.getClass().getName());
         }
         try {
             return MAPPER.writeValueAsBytes(root);
@@ -109,6 +111,8 @@ public final class BusCodec {
             }
         } else if (request instanceof BusMessage.Listeners l) {
             putCard(root.putObject("card"), l.card());
+        } else {
+            throw new IllegalStateException("no encoding for request " + request.getClass().getName());
         }
     }
 

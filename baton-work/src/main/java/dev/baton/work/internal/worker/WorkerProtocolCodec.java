@@ -92,6 +92,8 @@ public final class WorkerProtocolCodec {
             p.put("sessionId", r.sessionId());
             p.put("success", r.success());
             putIfSet(p, "message", r.message());
+        } else if (!(command instanceof WorkerCommand.RequestState)) { // requestState has no payload
+            throw new IllegalStateException("no encoding for worker command " + command.getClass().getName());
         }
         return root.toString();
     }
@@ -223,6 +225,8 @@ public final class WorkerProtocolCodec {
         } else if (message instanceof WorkerMessage.PatchSession p) {
             root.put("sessionId", p.sessionId());
             root.set("data", mapper.valueToTree(p.data()));
+        } else {
+            throw new IllegalStateException("no encoding for worker message " + message.getClass().getName());
         }
         return root;
     }
