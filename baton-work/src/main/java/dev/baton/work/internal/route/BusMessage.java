@@ -1,5 +1,11 @@
 package dev.baton.work.internal.route;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.baton.work.WorkItem;
 import dev.baton.work.worker.WorkerMessage;
 import java.util.Objects;
@@ -9,10 +15,26 @@ import java.util.Objects;
  * ({@link BusCodec}). Every message names its {@code group}; a process drops messages of another group (two work
  * clusters may share a store's channels).
  *
+ * <p>The JSON is data-bound ({@link BusCodec}): the type tag in {@code type}, then the fields in the order each
+ * record's {@code JsonPropertyOrder} gives; {@link Required} fields must be present, optional ones are left out when
+ * unset.
+ *
  * <p>To a process, on {@code worker:slave:{processId}}: {@link Detection} (the seed's {@code detection}),
  * {@link Ack} and {@link Response}. To the leader, on {@code worker:master:commands}: {@link Regenerate} (the seed's
  * {@code regenerate_subscriptions}) and the {@link Request}s a process sends on behalf of the facade.
  */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "type")
+@JsonSubTypes({
+    @JsonSubTypes.Type(value = BusMessage.Detection.class, name = "detection"),
+    @JsonSubTypes.Type(value = BusMessage.Ack.class, name = "ack"),
+    @JsonSubTypes.Type(value = BusMessage.Response.class, name = "command_response"),
+    @JsonSubTypes.Type(value = BusMessage.Regenerate.class, name = "regenerate_subscriptions"),
+    @JsonSubTypes.Type(value = BusMessage.SubscribeItem.class, name = "subscribe_camera"),
+    @JsonSubTypes.Type(value = BusMessage.UnsubscribeItem.class, name = "unsubscribe_camera"),
+    @JsonSubTypes.Type(value = BusMessage.UnsubscribeCamera.class, name = "unsubscribe_camera_all"),
+    @JsonSubTypes.Type(value = BusMessage.SetSession.class, name = "set_session_id"),
+    @JsonSubTypes.Type(value = BusMessage.Listeners.class, name = "listeners")
+})
 public sealed interface BusMessage {
 
     /** The seed's {@code type} string. */
@@ -32,8 +54,13 @@ public sealed interface BusMessage {
      *               so the receiver acknowledges past it rather than wait for it
      * @param global whether the receiving process is the one whose global listeners get this result
      */
-    record Detection(String group, String sender, String stream, long seq, long floor, boolean global,
-                     String workerUrl, String timestamp, WorkerMessage.ImageDetection data) implements BusMessage {
+    @JsonPropertyOrder({"group", "workerUrl", "data", "timestamp", "sender", "stream", "seq", "floor", "global"})
+    record Detection(@Required String group, @Required String sender, @Required String stream, @Required long seq,
+                     @JsonInclude(JsonInclude.Include.NON_DEFAULT) long floor, @Required boolean global,
+                     @Required String workerUrl, @Required String timestamp,
+                     @Required @JsonSerialize(using = BusJson.DetectionSerializer.class)
+                     @JsonDeserialize(using = BusJson.DetectionDeserializer.class) WorkerMessage.ImageDetection data)
+            implements BusMessage {
         public Detection {
             Objects.requireNonNull(sender, "sender");
             Objects.requireNonNull(stream, "stream");
@@ -55,7 +82,9 @@ public sealed interface BusMessage {
     }
 
     /** A process has every result of {@code stream} up to and including {@code upTo}. */
-    record Ack(String group, String stream, long upTo, String from) implements BusMessage {
+    @JsonPropertyOrder({"group", "stream", "upTo", "from"})
+    record Ack(@Required String group, @Required String stream, @Required long upTo, @Required String from)
+            implements BusMessage {
         @Override
         public String type() {
             return "ack";
@@ -68,8 +97,10 @@ public sealed interface BusMessage {
      * @param retryable when not {@code ok}: whether asking again (perhaps another leader) may succeed
      * @param value     the request's result: 1/0 for yes/no answers, a count for bulk ones
      */
-    record Response(String group, String requestId, boolean ok, boolean retryable, long value, String error)
-            implements BusMessage {
+    @JsonPropertyOrder({"group", "requestId", "ok", "retryable", "value", "error"})
+    record Response(@Required String group, @Required String requestId, @Required boolean ok,
+                    @Required boolean retryable, @Required long value,
+                    @JsonInclude(JsonInclude.Include.NON_NULL) String error) implements BusMessage {
         @Override
         public String type() {
             return "command_response";
@@ -77,7 +108,10 @@ public sealed interface BusMessage {
     }
 
     /** The seed's {@code regenerate_subscriptions}: the desired state changed; the leader reloads it. */
-    record Regenerate(String group, String reason, String triggeredBy, String timestamp) implements BusMessage {
+    @JsonPropertyOrder({"group", "reason", "triggeredBy", "timestamp"})
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record Regenerate(@Required String group, String reason, String triggeredBy, String timestamp)
+            implements BusMessage {
         @Override
         public String type() {
             return "regenerate_subscriptions";
@@ -108,8 +142,11 @@ public sealed interface BusMessage {
     }
 
     /** Store {@code item} in the desired items (the seed's {@code subscribe_camera}). */
-    record SubscribeItem(String group, String requestId, String replyTo, WorkItem item, long term)
-            implements Request {
+    @JsonPropertyOrder({"group", "requestId", "replyTo", "term", "item"})
+    record SubscribeItem(@Required String group, @Required String requestId, @Required String replyTo,
+                         @Required @JsonSerialize(using = BusJson.ItemSerializer.class)
+                         @JsonDeserialize(using = BusJson.ItemDeserializer.class) WorkItem item,
+                         @JsonInclude(JsonInclude.Include.NON_DEFAULT) long term) implements Request {
         /** Addressed to no term in particular. */
         public SubscribeItem(String group, String requestId, String replyTo, WorkItem item) {
             this(group, requestId, replyTo, item, 0);
@@ -127,8 +164,10 @@ public sealed interface BusMessage {
     }
 
     /** Remove one item from the desired items. */
-    record UnsubscribeItem(String group, String requestId, String replyTo, String subscriptionIdentifier, long term)
-            implements Request {
+    @JsonPropertyOrder({"group", "requestId", "replyTo", "term", "subscriptionIdentifier"})
+    record UnsubscribeItem(@Required String group, @Required String requestId, @Required String replyTo,
+                           @Required String subscriptionIdentifier,
+                           @JsonInclude(JsonInclude.Include.NON_DEFAULT) long term) implements Request {
         /** Addressed to no term in particular. */
         public UnsubscribeItem(String group, String requestId, String replyTo, String subscriptionIdentifier) {
             this(group, requestId, replyTo, subscriptionIdentifier, 0);
@@ -146,7 +185,9 @@ public sealed interface BusMessage {
     }
 
     /** Remove every item {@code *;cameraId} from the desired items. */
-    record UnsubscribeCamera(String group, String requestId, String replyTo, String cameraId, long term)
+    @JsonPropertyOrder({"group", "requestId", "replyTo", "term", "cameraId"})
+    record UnsubscribeCamera(@Required String group, @Required String requestId, @Required String replyTo,
+                             @Required String cameraId, @JsonInclude(JsonInclude.Include.NON_DEFAULT) long term)
             implements Request {
         /** Addressed to no term in particular. */
         public UnsubscribeCamera(String group, String requestId, String replyTo, String cameraId) {
@@ -165,8 +206,10 @@ public sealed interface BusMessage {
     }
 
     /** Send {@code setSessionId} to the worker running the item. */
-    record SetSession(String group, String requestId, String replyTo, String subscriptionIdentifier, Long sessionId,
-                      long term) implements Request {
+    @JsonPropertyOrder({"group", "requestId", "replyTo", "term", "subscriptionIdentifier", "sessionId"})
+    record SetSession(@Required String group, @Required String requestId, @Required String replyTo,
+                      @Required String subscriptionIdentifier, Long sessionId,
+                      @JsonInclude(JsonInclude.Include.NON_DEFAULT) long term) implements Request {
         /** Addressed to no term in particular. */
         public SetSession(String group, String requestId, String replyTo, String subscriptionIdentifier,
                           Long sessionId) {
@@ -185,7 +228,9 @@ public sealed interface BusMessage {
     }
 
     /** A process's listener card; the leader stores it and then answers. */
-    record Listeners(String group, String requestId, String replyTo, ListenerCard card, long term)
+    @JsonPropertyOrder({"group", "requestId", "replyTo", "term", "card"})
+    record Listeners(@Required String group, @Required String requestId, @Required String replyTo,
+                     @Required ListenerCard card, @JsonInclude(JsonInclude.Include.NON_DEFAULT) long term)
             implements Request {
         /** Addressed to no term in particular. */
         public Listeners(String group, String requestId, String replyTo, ListenerCard card) {

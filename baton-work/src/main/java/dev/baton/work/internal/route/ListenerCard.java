@@ -1,5 +1,7 @@
 package dev.baton.work.internal.route;
 
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
@@ -19,7 +21,10 @@ import java.util.TreeSet;
  * @param items       item ids with at least one per-item listener on the process, sorted
  * @param global      whether the process has at least one global listener
  */
-public record ListenerCard(String processId, long incarnation, long version, Set<String> items, boolean global) {
+@JsonPropertyOrder({"processId", "incarnation", "version", "global", "items"})
+public record ListenerCard(@Required String processId, @Required long incarnation, @Required long version,
+                           @Required @JsonSerialize(converter = BusJson.SortedItems.class) Set<String> items,
+                           @Required boolean global) {
 
     public ListenerCard {
         Objects.requireNonNull(processId, "processId");

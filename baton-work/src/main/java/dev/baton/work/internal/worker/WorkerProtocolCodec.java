@@ -26,6 +26,16 @@ import java.util.List;
  * message larger than {@code maxMessageBytes} (UTF-8), one that is not JSON, not an object with a string
  * {@code type}, of an unknown type, or missing a required field or with a field of the wrong JSON type is refused
  * with a {@link WorkerProtocolException} naming the problem. Thread-safe.
+ *
+ * <p>Why a tree mapping here when the bus ({@code BusCodec}) is data-bound: this is the seed's protocol, spoken by
+ * workers we do not write, and its shape does not match our records. A result's {@code modelId} and
+ * {@code modelName} sit under {@code data} beside {@code detection} while {@link WorkerMessage.ImageDetection} keeps
+ * them flat; commands wrap their fields in {@code payload}; a {@code timestamp} may be a string or epoch millis and an
+ * integer may come as {@code 7.0} (JavaScript and some Python serialisers), both kept as the worker sent them;
+ * {@code patchSession}'s {@code data} is any JSON value; and every refusal is classified
+ * ({@link WorkerProtocolException.Problem}) with the field's path, for the per-worker bad-message budget. Binding
+ * would need a mirror record per message plus custom deserializers for most fields, so this class stays the one
+ * bounded place that walks JSON trees by hand.
  */
 public final class WorkerProtocolCodec {
 
