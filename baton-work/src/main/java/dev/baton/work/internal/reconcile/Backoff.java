@@ -10,7 +10,7 @@ import java.util.Objects;
  * @param initial the wait after the first failure
  * @param max     the longest wait
  */
-public record Backoff(Duration initial, Duration max) {
+record Backoff(Duration initial, Duration max) {
 
     public Backoff {
         Objects.requireNonNull(initial, "initial");

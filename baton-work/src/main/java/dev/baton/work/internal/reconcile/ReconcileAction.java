@@ -3,7 +3,7 @@ package dev.baton.work.internal.reconcile;
 import dev.baton.work.plan.UnassignedReason;
 
 /** What a reconciliation round asks the leader to do; the leader writes the store first, then tells workers. */
-public sealed interface ReconcileAction {
+sealed interface ReconcileAction {
 
     /** The item this action is about. */
     String item();

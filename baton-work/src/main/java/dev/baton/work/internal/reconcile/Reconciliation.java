@@ -40,7 +40,7 @@ import java.util.Set;
  *       or subscribed again before their time.</li>
  * </ul>
  */
-public final class Reconciliation {
+final class Reconciliation {
 
     /**
      * Everything a round decides from.

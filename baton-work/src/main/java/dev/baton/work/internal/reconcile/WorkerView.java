@@ -17,7 +17,7 @@ import java.util.Set;
  * @param openedAtNanos when the current connection opened
  * @param held          the items the leader's connection holds for it (re-sent on every reconnect)
  */
-public record WorkerView(String url, boolean eligible, long capacity, double cpu, double memory, Set<String> reported,
+record WorkerView(String url, boolean eligible, long capacity, double cpu, double memory, Set<String> reported,
                          long reportAtNanos, long openedAtNanos, Set<String> held) {
 
     public WorkerView {
