@@ -2,7 +2,7 @@ package dev.baton.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.baton.testkit.SimulatedWorker;
+import dev.baton.worker.sim.SimulatedWorker;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;

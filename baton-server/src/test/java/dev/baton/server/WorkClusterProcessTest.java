@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.testkit.RedisServer;
-import dev.baton.testkit.SimulatedWorker;
+import dev.baton.worker.sim.SimulatedWorker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

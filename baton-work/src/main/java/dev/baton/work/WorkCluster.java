@@ -1,29 +1,25 @@
 package dev.baton.work;
 
 import dev.baton.core.Election;
-import dev.baton.core.ElectionEvent;
-import dev.baton.core.LeaderInfo;
-import dev.baton.core.Leadership;
 import dev.baton.core.Membership;
 import dev.baton.core.Registration;
 import dev.baton.core.store.CoordinationStore;
-import dev.baton.core.store.Subscription;
 import dev.baton.core.time.Clock;
-import dev.baton.core.time.ExecutorScheduler;
 import dev.baton.core.time.Scheduler;
-import dev.baton.work.reconcile.LeaderEnvironment;
-import dev.baton.work.reconcile.LeaderRole;
-import dev.baton.work.route.BusCodec;
-import dev.baton.work.route.BusMessage;
+import dev.baton.work.internal.cluster.ClusterProcess;
+import dev.baton.work.internal.cluster.ClusterThreads;
+import dev.baton.work.internal.reconcile.ClusterStore;
+import dev.baton.work.internal.reconcile.LeaderThreads;
+import dev.baton.work.internal.reconcile.UserHooks;
+import dev.baton.work.internal.reconcile.WorkerFleet;
+import dev.baton.work.internal.route.BusCodec;
+import dev.baton.work.internal.route.BusMessage;
+import dev.baton.work.internal.worker.JdkWebSocketTransport;
 import dev.baton.work.source.DesiredStateSource;
-import dev.baton.work.worker.JdkWebSocketTransport;
-import dev.baton.work.worker.WorkerEvent;
-import dev.baton.work.worker.WorkerMessage;
 import dev.baton.work.worker.WorkerTransport;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -32,18 +28,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A cluster of workers shared by a group of processes: seed 001's {@code DetectorCluster}, the same API on the leader
@@ -84,123 +70,35 @@ public final class WorkCluster implements AutoCloseable {
     /** The life cycle. */
     public enum State { NEW, STARTED, CLOSED }
 
-    private static final Logger log = LoggerFactory.getLogger(WorkCluster.class);
-    private static final AtomicInteger THREADS = new AtomicInteger();
-
-    private final Election election;
     private final CoordinationStore store;
-    private final Membership membership;
     private final String group;
     private final String processId;
-    private final WorkClusterConfig config;
     private final StoreLayout layout;
     private final List<String> workerUrls;
-    private final Scheduler scheduler;
     private final Clock clock;
-    private final Executor listenerExecutor;
-    private final Runnable closeOwned;
-    private final boolean ownScheduler;
     private final BusCodec codec = new BusCodec();
-    private final LeaderEnvironment env;
-    private final LocalListeners listeners;
-    private final LeaderClient client;
-    private final ResultInbox inbox;
-    private final List<WorkClusterListener> clusterListeners = new CopyOnWriteArrayList<>();
+    private final ClusterThreads threads;
+    private final ClusterProcess process;
 
     private volatile State state = State.NEW;
-    private volatile LeaderRole role;
-    private LeaderRole previousRole;
-    private volatile long lostUpTo = Long.MIN_VALUE;
-    private final ListenerAnnouncer announcer;
-    private Subscription channel;
-    private Registration electionRegistration;
 
     private WorkCluster(Builder b) {
-        this.election = b.election;
         this.store = b.store;
-        this.membership = b.membership != null ? b.membership : b.election.membership();
+        Membership membership = b.membership != null ? b.membership : b.election.membership();
         this.group = b.election.group();
         this.processId = b.election.nodeId();
-        this.config = b.config;
         this.layout = b.config.layout();
         this.workerUrls = List.copyOf(b.workers);
         this.clock = b.clock;
         Random random = b.random != null ? b.random : new Random(new SecureRandom().nextLong());
-        List<Runnable> owned = new ArrayList<>();
-        if (b.scheduler != null) {
-            this.scheduler = b.scheduler;
-            this.ownScheduler = false;
-        } else {
-            ExecutorScheduler own = new ExecutorScheduler("work-" + group);
-            this.scheduler = own;
-            this.ownScheduler = true;
-            owned.add(() -> own.close(Duration.ofSeconds(1)));
-        }
-        if (b.listenerExecutor != null) {
-            this.listenerExecutor = b.listenerExecutor;
-        } else {
-            ExecutorScheduler own = new ExecutorScheduler("work-listeners-" + group);
-            this.listenerExecutor = own::execute;
-            owned.add(() -> own.execute(() -> own.close(Duration.ZERO)));
-        }
-        Executor sourceExecutor;
-        if (b.sourceExecutor != null) {
-            sourceExecutor = b.sourceExecutor;
-        } else {
-            ExecutorService pool = Executors.newFixedThreadPool(4, r -> {
-                Thread t = new Thread(r, "baton-work-source-" + group + "-" + THREADS.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-            });
-            sourceExecutor = pool;
-            owned.add(pool::shutdownNow);
-        }
-        this.closeOwned = () -> owned.forEach(Runnable::run);
+        this.threads = ClusterThreads.of(group, b.scheduler, b.listenerExecutor, b.sourceExecutor);
         WorkerTransport transport = b.transport != null ? b.transport
-                : new JdkWebSocketTransport(config.connection().maxMessageBytes());
+                : new JdkWebSocketTransport(b.config.connection().maxMessageBytes());
         long incarnation = random.nextLong();
-        this.listeners = new LocalListeners(processId, incarnation,
-                version -> scheduler.execute(() -> announcer().announce(false)));
-        this.client = new LeaderClient(group, processId, incarnation, store, codec, scheduler, clock, config,
-                () -> role, () -> election.leader().map(LeaderInfo::term).orElse(0L));
-        this.announcer = new ListenerAnnouncer(group, processId, listeners, client, scheduler,
-                config.listenerRefreshInterval(), () -> state == State.STARTED);
-        this.inbox = new ResultInbox(group, processId, store, codec, scheduler, clock, config,
-                new ResultInbox.Sink() {
-                    @Override
-                    public void result(String workerUrl, WorkerMessage.ImageDetection detection, boolean global) {
-                        deliver(workerUrl, detection, global);
-                    }
-
-                    @Override
-                    public void ack(BusMessage.Ack ack) {
-                        LeaderRole current = role;
-                        if (current != null) {
-                            current.acked(ack.from(), ack.stream(), ack.upTo());
-                        }
-                        if (previousRole != null) {
-                            previousRole.acked(ack.from(), ack.stream(), ack.upTo());
-                        }
-                    }
-
-                    @Override
-                    public void answer(BusMessage.Response response) {
-                        client.answered(response);
-                    }
-                });
-        this.env = new LeaderEnvironment(store, group, processId, membership, config, workerUrls, scheduler, clock,
-                random, transport, sourceExecutor, b.source, b.hook, b.sessions, codec, this::emit, new LeaderEnvironment.LocalResults() {
-                    @Override
-                    public void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global) {
-                        WorkCluster.this.deliver(workerUrl, detection, global, () -> { });
-                    }
-
-                    @Override
-                    public void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global,
-                                        Runnable done) {
-                        WorkCluster.this.deliver(workerUrl, detection, global, done);
-                    }
-                });
+        this.process = new ClusterProcess(b.election, new ClusterStore(store, group, processId, codec), membership,
+                b.config, threads, clock, new LeaderThreads(threads.scheduler(), clock, random,
+                threads.sourceExecutor()), new WorkerFleet(workerUrls, transport),
+                new UserHooks(b.source, b.hook, b.sessions), incarnation, () -> state == State.STARTED);
     }
 
     /**
@@ -224,16 +122,7 @@ public final class WorkCluster implements AutoCloseable {
             }
             state = State.STARTED;
         }
-        channel = store.subscribe(layout.processChannel(processId), bytes -> scheduler.execute(() -> {
-            if (state == State.STARTED) {
-                inbox.received(bytes);
-            }
-        }));
-        electionRegistration = election.addListener(this::onElectionEvent);
-        scheduler.execute(() -> {
-            election.leadership().ifPresent(this::startRole);
-            announcer.start();
-        });
+        process.start();
     }
 
     /** The life cycle state. */
@@ -254,29 +143,8 @@ public final class WorkCluster implements AutoCloseable {
             }
             state = State.CLOSED;
         }
-        if (electionRegistration != null) {
-            electionRegistration.close();
-        }
-        LeaderRole current = role;
-        if (current != null) {
-            current.deactivate();
-        }
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        scheduler.execute(() -> {
-            if (role != null) {
-                stopRole(role, "the work cluster was closed");
-            }
-            client.closeAll();
-            announcer.close();
-            if (channel != null) {
-                channel.close();
-            }
-            scheduler.execute(() -> done.complete(null)); // after the connections' close tasks
-        });
-        if (ownScheduler) {
-            await(done, config.stopTimeout());
-        }
-        closeOwned.run();
+        process.close();
+        threads.closeOwned();
     }
 
     // ---------------------------------------------------------------- the seed's DetectorCluster API
@@ -297,7 +165,7 @@ public final class WorkCluster implements AutoCloseable {
         requireStarted();
         WorkItem stored = item.createdAt() == null ? item.withCreatedAt(clock.instant().toString()) : item;
         String id = item.subscriptionIdentifier();
-        return client.request(requestId -> new BusMessage.SubscribeItem(group, requestId, processId, stored),
+        return process.request(requestId -> new BusMessage.SubscribeItem(group, requestId, processId, stored),
                 "subscribe '" + id + "'").thenApply(v -> true);
     }
 
@@ -324,8 +192,8 @@ public final class WorkCluster implements AutoCloseable {
     public CompletableFuture<Boolean> unsubscribe(String subscriptionIdentifier) {
         WorkItem.checkId(subscriptionIdentifier);
         requireStarted();
-        listeners.removeAll(Set.of(subscriptionIdentifier));
-        return client.request(requestId -> new BusMessage.UnsubscribeItem(group, requestId, processId,
+        process.removeListeners(Set.of(subscriptionIdentifier));
+        return process.request(requestId -> new BusMessage.UnsubscribeItem(group, requestId, processId,
                 subscriptionIdentifier), "unsubscribe '" + subscriptionIdentifier + "'").thenApply(v -> true);
     }
 
@@ -343,13 +211,13 @@ public final class WorkCluster implements AutoCloseable {
         }
         requireStarted();
         Set<String> local = new HashSet<>();
-        for (String item : listeners.items()) {
+        for (String item : process.listenedItems()) {
             if (SubscriptionIdentifier.isOfCamera(item, cameraId)) {
                 local.add(item);
             }
         }
-        listeners.removeAll(local);
-        return client.request(requestId -> new BusMessage.UnsubscribeCamera(group, requestId, processId, cameraId),
+        process.removeListeners(local);
+        return process.request(requestId -> new BusMessage.UnsubscribeCamera(group, requestId, processId, cameraId),
                 "unsubscribe camera '" + cameraId + "'").thenApply(Long::intValue);
     }
 
@@ -360,8 +228,7 @@ public final class WorkCluster implements AutoCloseable {
     public ListenerRegistration addDetectionListener(String subscriptionIdentifier, DetectionListener listener) {
         WorkItem.checkId(subscriptionIdentifier);
         Objects.requireNonNull(listener, "listener");
-        long version = listeners.add(subscriptionIdentifier, listener);
-        return announcer.registration(version, () -> listeners.remove(subscriptionIdentifier, listener));
+        return process.addDetectionListener(subscriptionIdentifier, listener);
     }
 
     /**
@@ -371,8 +238,7 @@ public final class WorkCluster implements AutoCloseable {
      */
     public ListenerRegistration addGlobalDetectionListener(DetectionListener listener) {
         Objects.requireNonNull(listener, "listener");
-        long version = listeners.addGlobal(listener);
-        return announcer.registration(version, () -> listeners.removeGlobal(listener));
+        return process.addGlobalDetectionListener(listener);
     }
 
     /**
@@ -386,7 +252,7 @@ public final class WorkCluster implements AutoCloseable {
     public CompletableFuture<Boolean> setSessionId(String subscriptionIdentifier, Long sessionId) {
         WorkItem.checkId(subscriptionIdentifier);
         requireStarted();
-        return client.request(requestId -> new BusMessage.SetSession(group, requestId, processId,
+        return process.request(requestId -> new BusMessage.SetSession(group, requestId, processId,
                 subscriptionIdentifier, sessionId), "setSessionId '" + subscriptionIdentifier + "'")
                 .thenApply(v -> v == 1);
     }
@@ -398,9 +264,7 @@ public final class WorkCluster implements AutoCloseable {
      */
     public CompletableFuture<Void> requestRegeneration(String reason) {
         requireStarted();
-        LeaderRole current = role;
-        if (current != null && current.isActive()) {
-            scheduler.execute(() -> current.regenerate(reason));
+        if (process.regenerateHere(reason)) {
             return CompletableFuture.completedFuture(null);
         }
         BusMessage.Regenerate notice = new BusMessage.Regenerate(group, reason, processId, clock.instant().toString());
@@ -412,17 +276,13 @@ public final class WorkCluster implements AutoCloseable {
      * this one leads. Fails if the store cannot be read.
      */
     public CompletableFuture<WorkClusterState> getState() {
-        return StateReader.read(store, membership, group, layout, workerUrls).thenApply(read -> {
-            LeaderRole current = role;
-            return read.as(processId, current != null && current.isActive());
-        });
+        return process.state();
     }
 
     /** Adds a listener for the cluster's events; see {@link WorkClusterEvent} for which and where. */
     public Registration addListener(WorkClusterListener listener) {
         Objects.requireNonNull(listener, "listener");
-        clusterListeners.add(listener);
-        return () -> clusterListeners.remove(listener);
+        return process.addListener(listener);
     }
 
     /** This process's id (its election node id; the seed's {@code processId} and {@code slaveId}). */
@@ -447,8 +307,7 @@ public final class WorkCluster implements AutoCloseable {
 
     /** Whether this process is leading the work cluster now (holds the worker connections). */
     public boolean isLeading() {
-        LeaderRole current = role;
-        return current != null && current.isActive();
+        return process.isLeading();
     }
 
     /**
@@ -459,159 +318,7 @@ public final class WorkCluster implements AutoCloseable {
      * Read on the cluster's scheduler; completes there.
      */
     public CompletableFuture<Map<String, Long>> counters() {
-        CompletableFuture<Map<String, Long>> result = new CompletableFuture<>();
-        scheduler.execute(() -> {
-            Map<String, Long> c = new TreeMap<>();
-            c.put("badMessages", inbox.badMessages());
-            c.put("results", inbox.results());
-            c.put("duplicates", inbox.duplicates());
-            LeaderRole current = role;
-            if (current != null) {
-                long[] r = current.counters();
-                String[] names = {"routed", "resent", "droppedUnacked", "waitingAck", "desired", "recorded",
-                    "inFlight", "rounds", "badCommands"};
-                for (int i = 0; i < names.length; i++) {
-                    c.put(names[i], r[i]);
-                }
-            }
-            result.complete(c);
-        });
-        return result;
-    }
-
-    // ---------------------------------------------------------------- leadership
-
-    private void onElectionEvent(ElectionEvent event) {
-        if (event instanceof ElectionEvent.LeadershipAcquired acquired) {
-            scheduler.execute(() -> startRole(acquired.leadership()));
-        } else if (event instanceof ElectionEvent.LeadershipLost lost) {
-            stopLeading(lost.term());
-        } else if (event instanceof ElectionEvent.LeaderChanged) {
-            scheduler.execute(() -> announcer.announce(true));
-        } else if (event instanceof ElectionEvent.MemberJoined || event instanceof ElectionEvent.MemberRemoved) {
-            scheduler.execute(() -> {
-                LeaderRole current = role;
-                if (current != null) {
-                    current.membersChanged();
-                }
-            });
-        }
-    }
-
-    /**
-     * Leadership of {@code term} is over: stop at once, on the election's event thread, before the lease can pass on.
-     * Nothing is written or sent after {@code deactivate}; with its own scheduler the cluster also waits (up to
-     * {@code stopTimeout}) until the worker connections are closed.
-     */
-    private void stopLeading(long term) {
-        lostUpTo = Math.max(lostUpTo, term);
-        LeaderRole current = role;
-        if (current == null || current.term() > term) {
-            return;
-        }
-        current.deactivate();
-        CompletableFuture<Void> stopped = new CompletableFuture<>();
-        scheduler.execute(() -> {
-            stopRole(current, "leadership of term " + term + " lost");
-            scheduler.execute(() -> stopped.complete(null));
-        });
-        if (ownScheduler) {
-            await(stopped, config.stopTimeout());
-        }
-    }
-
-    private void startRole(Leadership leadership) {
-        if (state != State.STARTED || leadership.term() <= lostUpTo || !leadership.isValid()) {
-            return;
-        }
-        LeaderRole current = role;
-        if (current != null) {
-            if (current.term() == leadership.term()) {
-                return;
-            }
-            stopRole(current, "a newer term " + leadership.term() + " began");
-        }
-        LeaderRole next = new LeaderRole(env, leadership, stopped -> {
-            if (role == stopped) {
-                previousRole = stopped;
-                role = null;
-            }
-        });
-        role = next;
-        next.start();
-        announcer.announce(true);
-    }
-
-    private void stopRole(LeaderRole r, String reason) {
-        r.stop(reason);
-        if (role == r) {
-            previousRole = r;
-            role = null;
-        }
-    }
-
-    // ---------------------------------------------------------------- listeners and results
-
-    private ListenerAnnouncer announcer() {
-        return announcer;
-    }
-
-    /** Hands a result to this process's listeners: the item's, and the global ones if this process owns it. */
-    private void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global) {
-        deliver(workerUrl, detection, global, () -> { });
-    }
-
-    /** As above; {@code done} runs once the listeners have had it (the leader holds a unit of its bound till then). */
-    private void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global, Runnable done) {
-        String item = detection.subscriptionIdentifier();
-        List<DetectionListener> perItem = listeners.of(item);
-        List<DetectionListener> all = global ? listeners.global() : List.of();
-        if (perItem.isEmpty() && all.isEmpty()) {
-            done.run();
-            return;
-        }
-        try {
-            listenerExecutor.execute(() -> {
-                try {
-                    for (DetectionListener l : perItem) {
-                        call(l, detection);
-                    }
-                    for (DetectionListener l : all) {
-                        call(l, detection);
-                    }
-                    WorkerEvent.DetectionResult result = new WorkerEvent.DetectionResult(workerUrl, item,
-                            detection.detection().isEmpty() ? 0 : 1);
-                    notifyListeners(new WorkClusterEvent.WorkerNotice(result));
-                } finally {
-                    done.run();
-                }
-            });
-        } catch (RuntimeException e) {
-            done.run(); // rejected: the executor is shut down
-            throw e;
-        }
-    }
-
-    private static void call(DetectionListener listener, WorkerMessage.ImageDetection detection) {
-        try {
-            listener.onDetection(detection);
-        } catch (RuntimeException e) {
-            log.error("a detection listener failed on a result of '{}'", detection.subscriptionIdentifier(), e);
-        }
-    }
-
-    private void emit(WorkClusterEvent event) {
-        listenerExecutor.execute(() -> notifyListeners(event));
-    }
-
-    private void notifyListeners(WorkClusterEvent event) {
-        for (WorkClusterListener l : clusterListeners) {
-            try {
-                l.onEvent(event);
-            } catch (RuntimeException e) {
-                log.error("a work cluster listener failed on {}", event.name(), e);
-            }
-        }
+        return process.counters();
     }
 
     private void requireStarted() {
@@ -619,16 +326,6 @@ public final class WorkCluster implements AutoCloseable {
         if (s != State.STARTED) {
             throw new IllegalStateException(s == State.NEW ? "the work cluster is not started: call start() first"
                     : "the work cluster is closed");
-        }
-    }
-
-    private static void await(CompletableFuture<?> future, Duration timeout) {
-        try {
-            future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            log.warn("the work cluster did not stop within {} ms", timeout.toMillis());
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.baton.bench.soak;
 
-import dev.baton.testkit.SimulatedWorker;
+import dev.baton.worker.sim.SimulatedWorker;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,7 +9,7 @@ import dev.baton.core.ElectionConfig;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.ExecutorScheduler;
-import dev.baton.testkit.SimulatedWorker;
+import dev.baton.worker.sim.SimulatedWorker;
 import dev.baton.work.WorkCluster;
 import dev.baton.work.WorkClusterConfig;
 import dev.baton.work.WorkItem;

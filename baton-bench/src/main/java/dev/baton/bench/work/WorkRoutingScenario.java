@@ -4,7 +4,7 @@ import dev.baton.bench.BenchOptions;
 import dev.baton.bench.Scenario;
 import dev.baton.bench.stats.MarkdownTable;
 import dev.baton.bench.stats.Summary;
-import dev.baton.testkit.SimulatedWorker;
+import dev.baton.worker.sim.SimulatedWorker;
 import dev.baton.work.ListenerRegistration;
 import dev.baton.work.worker.WorkerMessage;
 import java.io.PrintStream;

@@ -6,7 +6,7 @@ import dev.baton.bench.BenchOptions;
 import dev.baton.bench.Scenario;
 import dev.baton.bench.stats.LatencyReport;
 import dev.baton.bench.stats.Samples;
-import dev.baton.testkit.SimulatedWorker;
+import dev.baton.worker.sim.SimulatedWorker;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Map;

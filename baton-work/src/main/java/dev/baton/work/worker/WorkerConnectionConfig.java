@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Timings and limits of a {@link WorkerConnection}; immutable, from {@link #builder()}. Defaults are the seed's
+ * Timings and limits of the leader's connection to one worker; immutable, from {@link #builder()}. Defaults are the seed's
  * ({@code RECONNECT_DELAY}, {@code WORKER_TIMEOUT_MS}).
  *
  * @param reconnectDelay       wait before reconnecting after a failed attempt, a lost connection or a report timeout;
@@ -73,6 +73,9 @@ public record WorkerConnectionConfig(Duration reconnectDelay, Duration reconnect
         }
     }
 
+    /** The default cap on one worker message: 1 MiB. */
+    public static final int DEFAULT_MAX_MESSAGE_BYTES = 1 << 20;
+
     /** The seed's timings: reconnect every 10 s (+ up to 2 s jitter), offline after 10 s without a report. */
     public static WorkerConnectionConfig defaults() {
         return builder().build();
@@ -97,7 +100,7 @@ public record WorkerConnectionConfig(Duration reconnectDelay, Duration reconnect
         private Duration reconnectJitter = Duration.ofSeconds(2);
         private Duration reportTimeout = Duration.ofSeconds(10);
         private Duration connectTimeout = Duration.ofSeconds(5);
-        private int maxMessageBytes = WorkerProtocolCodec.DEFAULT_MAX_MESSAGE_BYTES;
+        private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
         private Duration badMessageLogInterval = Duration.ofSeconds(10);
         private int maxQueuedMessages = 16;
         private double messagesPerSecond = 1_000;

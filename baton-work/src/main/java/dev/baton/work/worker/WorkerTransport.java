@@ -5,8 +5,9 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Opens WebSocket connections to workers: the narrow I/O boundary under {@link WorkerConnection}. The JDK
- * implementation is {@link JdkWebSocketTransport}; tests may pass their own to drive the state machine on a fake clock.
+ * Opens WebSocket connections to workers: the narrow I/O boundary under the leader's worker connections, passed to
+ * {@link dev.baton.work.WorkCluster.Builder#transport}. The default is the JDK's WebSocket client; tests (or a user
+ * with another client) may pass their own, e.g. to drive the connections' state machine on a fake clock.
  */
 public interface WorkerTransport {
 

@@ -15,10 +15,16 @@ import dev.baton.work.SessionPatchHandler;
 import dev.baton.work.StoreLayout;
 import dev.baton.work.WorkClusterConfig;
 import dev.baton.work.WorkItemJson;
-import dev.baton.work.reconcile.LeaderEnvironment;
-import dev.baton.work.reconcile.LeaderRole;
-import dev.baton.work.route.BusCodec;
+import dev.baton.work.WorkClusterEvent;
+import dev.baton.work.internal.reconcile.ClusterStore;
+import dev.baton.work.internal.reconcile.LeaderRole;
+import dev.baton.work.internal.reconcile.LeaderThreads;
+import dev.baton.work.internal.reconcile.LocalOutput;
+import dev.baton.work.internal.reconcile.UserHooks;
+import dev.baton.work.internal.reconcile.WorkerFleet;
+import dev.baton.work.internal.route.BusCodec;
 import dev.baton.work.source.DesiredStateSource;
+import dev.baton.work.worker.WorkerMessage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,10 +56,21 @@ class DeposedLeaderTest {
     /** A leader role of {@code leadership} for the one worker; blocking calls run on {@code sourceExecutor}. */
     private LeaderRole role(Leadership leadership, WorkClusterConfig config, Executor sourceExecutor,
             Consumer<LeaderRole> onStopped) {
-        LeaderEnvironment env = new LeaderEnvironment(store, "cameras", leadership.nodeId(), new NoMembers(), config,
-                List.of(WORKER), scheduler, clock, new Random(1), workers, sourceExecutor, DesiredStateSource.NONE,
-                AssignmentHook.NONE, SessionPatchHandler.NONE, new BusCodec(), e -> { }, (w, d, g) -> { });
-        LeaderRole role = new LeaderRole(env, leadership, onStopped);
+        LocalOutput local = new LocalOutput() {
+            @Override
+            public void event(WorkClusterEvent event) { }
+
+            @Override
+            public void deliver(String workerUrl, WorkerMessage.ImageDetection detection, boolean global,
+                                Runnable done) {
+                done.run();
+            }
+        };
+        LeaderRole role = new LeaderRole(new ClusterStore(store, "cameras", leadership.nodeId(), new BusCodec()),
+                config, new NoMembers(), new LeaderThreads(scheduler, clock, new Random(1), sourceExecutor),
+                new WorkerFleet(List.of(WORKER), workers),
+                new UserHooks(DesiredStateSource.NONE, AssignmentHook.NONE, SessionPatchHandler.NONE), local,
+                leadership, onStopped);
         scheduler.execute(role::start);
         return role;
     }

@@ -2,10 +2,10 @@ package dev.baton.work.cluster;
 
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
-import dev.baton.work.worker.WorkerCommand;
+import dev.baton.work.internal.worker.WorkerCommand;
 import dev.baton.work.worker.WorkerMessage;
-import dev.baton.work.worker.WorkerProtocolCodec;
-import dev.baton.work.worker.WorkerProtocolException;
+import dev.baton.work.internal.worker.WorkerProtocolCodec;
+import dev.baton.work.internal.worker.WorkerProtocolException;
 import dev.baton.work.worker.WorkerTransport;
 import java.io.IOException;
 import java.net.ConnectException;

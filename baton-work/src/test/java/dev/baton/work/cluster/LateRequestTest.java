@@ -2,8 +2,8 @@ package dev.baton.work.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.baton.work.route.BusCodec;
-import dev.baton.work.route.BusMessage;
+import dev.baton.work.internal.route.BusCodec;
+import dev.baton.work.internal.route.BusMessage;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -8,7 +8,7 @@ import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.memory.InMemoryStore;
-import dev.baton.testkit.SimulatedWorker;
+import dev.baton.worker.sim.SimulatedWorker;
 import dev.baton.work.WorkCluster;
 import dev.baton.work.WorkClusterConfig;
 import java.time.Duration;

@@ -9,7 +9,7 @@ import dev.baton.core.ElectionConfig;
 import dev.baton.core.NodeInfo;
 import dev.baton.redis.RedisStore;
 import dev.baton.testkit.RedisServer;
-import dev.baton.testkit.SimulatedWorker;
+import dev.baton.worker.sim.SimulatedWorker;
 import dev.baton.work.ActualSubscription;
 import dev.baton.work.WorkCluster;
 import dev.baton.work.WorkClusterConfig;

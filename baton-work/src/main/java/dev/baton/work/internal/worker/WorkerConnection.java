@@ -1,0 +1,580 @@
+package dev.baton.work.internal.worker;
+
+import dev.baton.work.worker.WorkerConnectionConfig;
+import dev.baton.work.worker.WorkerEvent;
+import dev.baton.work.worker.WorkerMessage;
+import dev.baton.work.worker.WorkerTransport;
+import dev.baton.core.time.Clock;
+import dev.baton.core.time.Scheduler;
+import java.net.URI;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection from the leader to one worker: the seed's {@code DetectorConnection}.
+ *
+ * <p>State machine (the seed's "Worker Connection State Machine", with its {@code worker:connected} step made
+ * explicit): {@code NEW -start()-> CONNECTING -open-> CONNECTED -state report-> ONLINE}. A failed attempt or a lost
+ * connection goes to {@code RECONNECTING} and tries again after {@code reconnectDelay} plus jitter; an open connection
+ * without a state report for {@code reportTimeout} is {@code OFFLINE}: the socket is dropped and a reconnect is
+ * scheduled the same way. {@code close()} ends in {@code CLOSED} from any state.
+ *
+ * <p>On every open it sends {@code requestState} and then re-sends every subscription it holds (the seed's
+ * {@code resubscribeAll()}): a restarted worker has lost them, and {@code subscribe} is idempotent on the worker. The
+ * worker's own view arrives in each {@code stateReport}'s {@code cameraConnections}, which the reconciler diffs.
+ *
+ * <p>Malformed, unknown-type, mistyped and oversized messages are counted by {@link WorkerProtocolException.Problem},
+ * logged at WARN with the worker's URL (at most one line per {@code badMessageLogInterval}) and dropped; the
+ * connection stays up while the worker keeps within its bad-message budget.
+ *
+ * <p><b>Backpressure.</b> The connection asks its socket for at most {@code maxQueuedMessages} messages ahead of
+ * what it has handled (and only as many as the shared {@link InboundLimit} allows), and for the next one only after
+ * one is handled: a worker that sends faster than the scheduler handles its messages is held back by TCP, so what
+ * waits between the socket and the scheduler stays bounded ({@link #queuedMessages()}).
+ *
+ * <p><b>Budget.</b> Each worker may send {@code messagesPerSecond} messages a second with bursts of
+ * {@code messageBurst}, and {@code badMessagesPerSecond} bad ones with bursts of {@code badMessageBurst}, measured as
+ * they are handled. A worker over either budget is <i>flooding</i>: the connection reports
+ * {@code worker:websocket_error} with an error starting {@code flooding:}, drops the socket ({@code
+ * worker:disconnected}, and {@code worker:offline} if it was online, so its items move), and reconnects after
+ * {@code reconnectDelay} plus jitter with fresh budgets.
+ *
+ * <p>All state is touched only on the {@link Scheduler} passed in (which must run tasks one at a time); the public
+ * methods post to it and may be called from any thread. Listener calls run there too.
+ */
+public final class WorkerConnection implements AutoCloseable {
+
+    /** The connection's state; see the class comment for the transitions. */
+    public enum Status { NEW, CONNECTING, CONNECTED, ONLINE, OFFLINE, RECONNECTING, CLOSED }
+
+    private static final Logger log = LoggerFactory.getLogger(WorkerConnection.class);
+
+    private final URI uri;
+    private final String url;
+    private final WorkerConnectionConfig config;
+    private final WorkerTransport transport;
+    private final Scheduler scheduler;
+    private final Clock clock;
+    private final Random random;
+    private final WorkerConnectionListener listener;
+    private final WorkerProtocolCodec codec;
+    private final InboundLimit limit;
+    private final Runnable wakeUp;
+
+    // Scheduler-confined state.
+    private final Map<String, WorkerCommand.Subscribe> held = new LinkedHashMap<>();
+    private final Map<WorkerProtocolException.Problem, Long> badByProblem =
+            new EnumMap<>(WorkerProtocolException.Problem.class);
+    private volatile Status status = Status.NEW;
+    private volatile WorkerMessage.StateReport lastReport;
+    private WorkerTransport.Socket socket;
+    private long generation;
+    private int attempt;
+    private Scheduler.Cancellable reportDeadline = Scheduler.Cancellable.NONE;
+    private Scheduler.Cancellable reconnect = Scheduler.Cancellable.NONE;
+    private long lastBadLogNanos = Long.MIN_VALUE;
+    private long badSinceLog;
+    private final AtomicLong badMessages = new AtomicLong();
+    private final AtomicLong connects = new AtomicLong();
+    private final AtomicLong floodDisconnects = new AtomicLong();
+    // Messages the socket handed over and the scheduler has not handled yet (any generation).
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicInteger peakQueued = new AtomicInteger();
+    // Scheduler-confined: demand given to the current socket (and units taken from the limit) not yet used up.
+    private int outstanding;
+    private TokenBucket messageBudget;
+    private TokenBucket badBudget;
+
+    /**
+     * A connection to {@code uri}, not yet started.
+     *
+     * @param random the source of reconnect jitter; pass a seeded one in tests
+     */
+    public WorkerConnection(URI uri, WorkerConnectionConfig config, WorkerTransport transport, Scheduler scheduler,
+                            Clock clock, Random random, WorkerConnectionListener listener) {
+        this(uri, config, transport, scheduler, clock, random, listener, InboundLimit.unbounded());
+    }
+
+    /**
+     * A connection to {@code uri}, not yet started, whose unhandled messages count against {@code limit}, shared
+     * with the other connections of one backend.
+     *
+     * @param random the source of reconnect jitter; pass a seeded one in tests
+     */
+    public WorkerConnection(URI uri, WorkerConnectionConfig config, WorkerTransport transport, Scheduler scheduler,
+                            Clock clock, Random random, WorkerConnectionListener listener, InboundLimit limit) {
+        this.limit = Objects.requireNonNull(limit, "limit");
+        this.wakeUp = () -> scheduler.execute(this::refill);
+        this.uri = Objects.requireNonNull(uri, "uri");
+        this.url = uri.toString();
+        this.config = Objects.requireNonNull(config, "config");
+        this.transport = Objects.requireNonNull(transport, "transport");
+        this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.random = Objects.requireNonNull(random, "random");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.codec = new WorkerProtocolCodec(config.maxMessageBytes());
+    }
+
+    /** A connection on the JDK WebSocket client. */
+    public static WorkerConnection overJdkWebSocket(URI uri, WorkerConnectionConfig config, Scheduler scheduler,
+                                                    Clock clock, Random random, WorkerConnectionListener listener) {
+        return new WorkerConnection(uri, config, new JdkWebSocketTransport(config.maxMessageBytes()), scheduler,
+                clock, random, listener);
+    }
+
+    /** The worker's URL. */
+    public String url() {
+        return url;
+    }
+
+    /** The current state. */
+    public Status status() {
+        return status;
+    }
+
+    /** True when the worker is online: connected and reporting. */
+    public boolean isOnline() {
+        return status == Status.ONLINE;
+    }
+
+    /** The last state report received, or null. */
+    public WorkerMessage.StateReport lastReport() {
+        return lastReport;
+    }
+
+    /** How many bad messages were dropped. */
+    public long badMessages() {
+        return badMessages.get();
+    }
+
+    /** Messages read from the socket and not yet handled: at most {@code maxQueuedMessages} on a flow-controlled transport. */
+    public int queuedMessages() {
+        return queued.get();
+    }
+
+    /** The most messages ever waiting between the socket and the scheduler at once. */
+    public int peakQueuedMessages() {
+        return peakQueued.get();
+    }
+
+    /** How many times the worker was disconnected for going over its message budget. */
+    public long floodDisconnects() {
+        return floodDisconnects.get();
+    }
+
+    /** How many times a WebSocket was opened. */
+    public long connects() {
+        return connects.get();
+    }
+
+    /** Bad messages dropped, by problem; read on the scheduler or after it is idle. */
+    public synchronized Map<WorkerProtocolException.Problem, Long> badMessagesByProblem() {
+        return Map.copyOf(badByProblem);
+    }
+
+    /** The subscriptions this connection was asked to hold, in the order they were first asked for. */
+    public synchronized List<WorkerCommand.Subscribe> heldSubscriptions() {
+        return List.copyOf(held.values());
+    }
+
+    /** Starts connecting. Runs once; later calls do nothing. */
+    public void start() {
+        scheduler.execute(() -> {
+            if (status == Status.NEW) {
+                attempt(Status.CONNECTING);
+            }
+        });
+    }
+
+    /** Asks the worker to run a subscription, now if connected, else on the next connect; remembered until unsubscribed. */
+    public void subscribe(WorkerCommand.Subscribe subscribe) {
+        Objects.requireNonNull(subscribe, "subscribe");
+        scheduler.execute(() -> {
+            synchronized (this) {
+                held.put(subscribe.subscriptionIdentifier(), subscribe);
+            }
+            sendIfOpen(subscribe);
+        });
+    }
+
+    /**
+     * Remembers a subscription the worker already runs (its state report lists it) without sending it: it is re-sent
+     * after a reconnect like any held one. A new leader uses this to take over what its predecessor subscribed
+     * without subscribing anything twice.
+     */
+    public void adopt(WorkerCommand.Subscribe subscribe) {
+        Objects.requireNonNull(subscribe, "subscribe");
+        scheduler.execute(() -> {
+            synchronized (this) {
+                held.put(subscribe.subscriptionIdentifier(), subscribe);
+            }
+        });
+    }
+
+    /** Asks the worker to stop a subscription and forgets it. */
+    public void unsubscribe(String subscriptionIdentifier) {
+        Objects.requireNonNull(subscriptionIdentifier, "subscriptionIdentifier");
+        scheduler.execute(() -> {
+            synchronized (this) {
+                held.remove(subscriptionIdentifier);
+            }
+            sendIfOpen(new WorkerCommand.Unsubscribe(subscriptionIdentifier));
+        });
+    }
+
+    /** Sends {@code requestState} if connected. */
+    public void requestState() {
+        scheduler.execute(() -> sendIfOpen(new WorkerCommand.RequestState()));
+    }
+
+    /** Sends {@code setSessionId} if connected; not remembered across reconnects (the seed does not restore it). */
+    public void setSessionId(String displayIdentifier, Long sessionId) {
+        WorkerCommand command = new WorkerCommand.SetSessionId(displayIdentifier, sessionId);
+        scheduler.execute(() -> sendIfOpen(command));
+    }
+
+    /** Answers a worker's {@code patchSession}, if connected. */
+    public void patchSessionResult(long sessionId, boolean success, String message) {
+        WorkerCommand command = new WorkerCommand.PatchSessionResult(sessionId, success, message);
+        scheduler.execute(() -> sendIfOpen(command));
+    }
+
+    /** Closes the connection and stops reconnecting. Idempotent. */
+    @Override
+    public void close() {
+        scheduler.execute(() -> {
+            if (status == Status.CLOSED) {
+                return;
+            }
+            Status was = status;
+            status = Status.CLOSED;
+            generation++;
+            giveBackDemand();
+            reportDeadline.cancel();
+            reconnect.cancel();
+            if (socket != null) {
+                socket.close();
+                socket = null;
+                emit(new WorkerEvent.Disconnected(url, "closed"));
+            }
+            if (was == Status.ONLINE) {
+                emit(new WorkerEvent.Offline(url, "closed"));
+            }
+        });
+    }
+
+    // ---------------------------------------------------------------- state machine (on the scheduler)
+
+    private void attempt(Status connecting) {
+        status = connecting;
+        long gen = ++generation;
+        attempt++;
+        emit(new WorkerEvent.Connecting(url, attempt));
+        transport.open(uri, config.connectTimeout(), new Events(gen)).whenComplete((s, error) ->
+                scheduler.execute(() -> {
+                    if (gen != generation) {
+                        if (s != null) {
+                            s.abort(); // closed or superseded meanwhile
+                        }
+                        return;
+                    }
+                    if (error != null) {
+                        emit(new WorkerEvent.WebSocketError(url, describe(error)));
+                        scheduleReconnect(Status.RECONNECTING);
+                    } else {
+                        opened(s);
+                    }
+                }));
+    }
+
+    private void opened(WorkerTransport.Socket s) {
+        socket = s;
+        status = Status.CONNECTED;
+        attempt = 0;
+        connects.incrementAndGet();
+        long now = clock.nanoTime();
+        messageBudget = new TokenBucket(config.messagesPerSecond(), config.messageBurst(), now);
+        badBudget = new TokenBucket(config.badMessagesPerSecond(), config.badMessageBurst(), now);
+        emit(new WorkerEvent.Connected(url));
+        armReportDeadline();
+        send(new WorkerCommand.RequestState());
+        List<WorkerCommand.Subscribe> restore;
+        synchronized (this) {
+            restore = List.copyOf(held.values());
+        }
+        for (WorkerCommand.Subscribe subscribe : restore) {
+            send(subscribe);
+        }
+        refill();
+    }
+
+    /** Asks the socket for as many messages as the window and the shared limit allow. */
+    private void refill() {
+        if (socket == null || !(status == Status.CONNECTED || status == Status.ONLINE)) {
+            return;
+        }
+        int wanted = config.maxQueuedMessages() - outstanding;
+        if (wanted <= 0) {
+            return;
+        }
+        int granted = limit.tryAcquire(wanted, wakeUp);
+        if (granted > 0) {
+            outstanding += granted;
+            socket.request(granted);
+        }
+    }
+
+    /** The socket is gone: the demand it did not use goes back to the shared limit. */
+    private void giveBackDemand() {
+        limit.release(outstanding);
+        outstanding = 0;
+    }
+
+    /** A message of the current socket was handled: its unit goes back, and the socket may read the next one. */
+    private void handled(long gen) {
+        if (gen != generation) {
+            return; // dropped meanwhile (flooding, say): its demand was given back then
+        }
+        if (outstanding > 0) {
+            outstanding--;
+            limit.release(1);
+        }
+        refill();
+    }
+
+    /** Takes one unit of the worker's message budget; a worker over it is disconnected as flooding. */
+    private boolean withinBudget(long gen, TokenBucket budget, String what) {
+        if (budget == null || budget.take(clock.nanoTime())) { // null: no socket was opened on this scheduler yet
+            return true;
+        }
+        floodDisconnects.incrementAndGet();
+        String reason = "flooding: more than " + what + "; disconnected";
+        log.warn("worker {}: {}, reconnecting after {} ms", url, reason, config.reconnectDelay().toMillis());
+        emit(new WorkerEvent.WebSocketError(url, reason));
+        lost(gen, reason, null);
+        return false;
+    }
+
+    private static String rate(double perSecond, int burst, String unit) {
+        String r = perSecond == Math.rint(perSecond) ? Long.toString((long) perSecond) : Double.toString(perSecond);
+        return r + " " + unit + " a second (burst " + burst + ")";
+    }
+
+    private void armReportDeadline() {
+        reportDeadline.cancel();
+        long gen = generation;
+        reportDeadline = scheduler.schedule(config.reportTimeout(), () -> {
+            if (gen == generation && (status == Status.CONNECTED || status == Status.ONLINE)) {
+                reportTimedOut();
+            }
+        });
+    }
+
+    private void reportTimedOut() {
+        Status was = status;
+        generation++;
+        if (socket != null) {
+            socket.abort();
+            socket = null;
+        }
+        giveBackDemand();
+        String reason = "no state report for " + config.reportTimeout().toMillis() + " ms";
+        log.warn("worker {} is offline: {}; reconnecting", url, reason);
+        emit(new WorkerEvent.Disconnected(url, reason));
+        if (was == Status.ONLINE) {
+            emit(new WorkerEvent.Offline(url, reason));
+        }
+        scheduleReconnect(Status.OFFLINE);
+    }
+
+    private void lost(long gen, String reason, Throwable error) {
+        if (gen != generation || socket == null) {
+            return;
+        }
+        Status was = status;
+        generation++;
+        giveBackDemand();
+        reportDeadline.cancel();
+        socket.abort();
+        socket = null;
+        if (error != null) {
+            emit(new WorkerEvent.WebSocketError(url, describe(error)));
+        }
+        emit(new WorkerEvent.Disconnected(url, reason));
+        if (was == Status.ONLINE) {
+            emit(new WorkerEvent.Offline(url, reason));
+        }
+        scheduleReconnect(Status.RECONNECTING);
+    }
+
+    private void scheduleReconnect(Status waiting) {
+        status = waiting;
+        reportDeadline.cancel();
+        long jitterNanos = config.reconnectJitter().toNanos();
+        long extra = jitterNanos <= 0 ? 0 : (long) (random.nextDouble() * jitterNanos);
+        Duration delay = config.reconnectDelay().plusNanos(extra);
+        long gen = generation;
+        reconnect = scheduler.schedule(delay, () -> {
+            if (gen == generation && status == waiting) {
+                attempt(Status.RECONNECTING);
+            }
+        });
+    }
+
+    private void received(long gen, String text) {
+        queued.decrementAndGet();
+        if (gen != generation) {
+            return;
+        }
+        try {
+            handle(gen, text);
+        } finally {
+            handled(gen);
+        }
+    }
+
+    private void oversized(long gen, long chars) {
+        queued.decrementAndGet();
+        if (gen != generation) {
+            return;
+        }
+        try {
+            if (withinBudget(gen, messageBudget, messageRate())) {
+                dropped(gen, codec.oversized(chars));
+            }
+        } finally {
+            handled(gen);
+        }
+    }
+
+    private String messageRate() {
+        return rate(config.messagesPerSecond(), config.messageBurst(), "messages");
+    }
+
+    private void handle(long gen, String text) {
+        if (!withinBudget(gen, messageBudget, messageRate())) {
+            return;
+        }
+        WorkerMessage message;
+        try {
+            message = codec.decodeMessage(text);
+        } catch (WorkerProtocolException e) {
+            dropped(gen, e);
+            return;
+        }
+        if (message instanceof WorkerMessage.StateReport report) {
+            lastReport = report;
+            armReportDeadline();
+            if (status == Status.CONNECTED) {
+                status = Status.ONLINE;
+                emit(new WorkerEvent.Online(url));
+            }
+        }
+        deliver(message);
+        if (message instanceof WorkerMessage.ImageDetection detection) {
+            emit(new WorkerEvent.DetectionResult(url, detection.subscriptionIdentifier(),
+                    detection.detection().isEmpty() ? 0 : 1));
+        }
+    }
+
+    private void dropped(long gen, WorkerProtocolException e) {
+        badMessages.incrementAndGet();
+        synchronized (this) {
+            badByProblem.merge(e.problem(), 1L, Long::sum);
+        }
+        if (!withinBudget(gen, badBudget,
+                rate(config.badMessagesPerSecond(), config.badMessageBurst(), "bad messages"))) {
+            return;
+        }
+        badSinceLog++;
+        long now = clock.nanoTime();
+        if (lastBadLogNanos == Long.MIN_VALUE || now - lastBadLogNanos >= config.badMessageLogInterval().toNanos()) {
+            log.warn("worker {}: dropped a bad message ({}): {}{}", url, e.problem(), e.getMessage(),
+                    badSinceLog > 1 ? " (" + (badSinceLog - 1) + " more dropped since the last warning)" : "");
+            lastBadLogNanos = now;
+            badSinceLog = 0;
+        }
+    }
+
+    private void sendIfOpen(WorkerCommand command) {
+        if (socket != null && (status == Status.CONNECTED || status == Status.ONLINE)) {
+            send(command);
+        }
+    }
+
+    private void send(WorkerCommand command) {
+        socket.send(codec.encode(command));
+    }
+
+    private void emit(WorkerEvent event) {
+        try {
+            listener.onEvent(event);
+        } catch (RuntimeException e) {
+            log.error("worker {}: listener failed on {}", url, event.name(), e);
+        }
+    }
+
+    private void deliver(WorkerMessage message) {
+        try {
+            listener.onMessage(url, message);
+        } catch (RuntimeException e) {
+            log.error("worker {}: listener failed on {}", url, message.type(), e);
+        }
+    }
+
+    private static String describe(Throwable error) {
+        Throwable t = error;
+        while ((t instanceof java.util.concurrent.CompletionException
+                || t instanceof java.util.concurrent.ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String message = t.getMessage();
+        return t.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+
+    /** Transport callbacks for one connection attempt, posted to the scheduler and ignored once stale. */
+    private final class Events implements WorkerTransport.Handler {
+        private final long gen;
+
+        Events(long gen) {
+            this.gen = gen;
+        }
+
+        @Override
+        public void onText(String text) {
+            arrived();
+            scheduler.execute(() -> received(gen, text));
+        }
+
+        @Override
+        public void onOversized(long chars) {
+            arrived();
+            scheduler.execute(() -> oversized(gen, chars));
+        }
+
+        private void arrived() {
+            peakQueued.accumulateAndGet(queued.incrementAndGet(), Math::max);
+        }
+
+        @Override
+        public void onClosed(int statusCode, String reason) {
+            scheduler.execute(() -> lost(gen, "closed by worker (" + statusCode
+                    + (reason == null || reason.isEmpty() ? "" : ", " + reason) + ")", null));
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            scheduler.execute(() -> lost(gen, "connection failed: " + describe(error), error));
+        }
+    }
+}

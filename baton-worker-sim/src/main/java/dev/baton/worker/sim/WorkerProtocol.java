@@ -1,0 +1,112 @@
+package dev.baton.worker.sim;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * What a simulated worker holds and how it answers commands: the subscriptions it was given, the sessions set per
+ * display, and every message received. Thread-safe: commands arrive on the server's thread while the worker's timer
+ * reads the subscriptions.
+ */
+final class WorkerProtocol {
+
+    /** Where an answer goes: the connection the command came on. */
+    interface Reply {
+        void send(String text);
+    }
+
+    private final Map<String, ObjectNode> subscriptions = new ConcurrentHashMap<>();
+    private final Map<String, JsonNode> sessions = new ConcurrentHashMap<>();
+    private final List<String> received = new CopyOnWriteArrayList<>();
+    private volatile double cpuUsage = 10.0;
+    private volatile double memoryUsage = 20.0;
+
+    /** Records a command and answers it as a worker does; text that is not JSON is recorded and ignored. */
+    void onCommand(String text, Reply reply) {
+        received.add(text);
+        JsonNode message = WorkerJson.read(text);
+        if (message == null) {
+            return;
+        }
+        JsonNode payload = message.path("payload");
+        switch (message.path("type").asText("")) {
+            case "subscribe" -> {
+                String id = payload.path("subscriptionIdentifier").asText(null);
+                if (id != null && payload instanceof ObjectNode p) {
+                    subscriptions.put(id, p.deepCopy());
+                }
+                reply.send(stateReport());
+            }
+            case "unsubscribe" -> {
+                subscriptions.remove(payload.path("subscriptionIdentifier").asText(""));
+                reply.send(stateReport());
+            }
+            case "requestState" -> reply.send(stateReport());
+            case "setSessionId" -> {
+                String display = payload.path("displayIdentifier").asText(null);
+                if (display != null) {
+                    sessions.put(display, payload.path("sessionId"));
+                }
+            }
+            default -> { } // patchSessionResult and anything else: recorded, no answer
+        }
+    }
+
+    /** A {@code stateReport} with the current usage and subscriptions. */
+    String stateReport() {
+        return WorkerJson.stateReport(cpuUsage, memoryUsage, subscriptions);
+    }
+
+    /** Forgets the subscriptions and sessions, as a process that died. */
+    void forget() {
+        subscriptions.clear();
+        sessions.clear();
+    }
+
+    void setCpuUsage(double value) {
+        cpuUsage = value;
+    }
+
+    void setMemoryUsage(double value) {
+        memoryUsage = value;
+    }
+
+    /** The {@code subscribe} payloads held now (a snapshot). */
+    List<ObjectNode> payloads() {
+        return new ArrayList<>(subscriptions.values());
+    }
+
+    boolean hasSubscriptions() {
+        return !subscriptions.isEmpty();
+    }
+
+    int subscriptionCount() {
+        return subscriptions.size();
+    }
+
+    Set<String> subscriptionIds() {
+        return Collections.unmodifiableSet(new TreeSet<>(subscriptions.keySet()));
+    }
+
+    String payloadOf(String subscriptionIdentifier) {
+        ObjectNode payload = subscriptions.get(subscriptionIdentifier);
+        return payload == null ? null : payload.toString();
+    }
+
+    String sessionOf(String displayIdentifier) {
+        JsonNode id = sessions.get(displayIdentifier);
+        return id == null ? null : id.toString();
+    }
+
+    List<String> received() {
+        return List.copyOf(received);
+    }
+}
