@@ -1,5 +1,6 @@
 package dev.baton.peer.bully;
 
+import dev.baton.core.MemberStatus;
 import dev.baton.core.internal.EventDispatcher;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
@@ -20,9 +21,11 @@ import dev.baton.peer.bully.BullyMessage.ProbeRequest;
 import dev.baton.peer.bully.BullyMessage.Resign;
 import dev.baton.peer.bully.BullyMessage.Table;
 import dev.baton.peer.internal.NodeOutput;
+import dev.baton.peer.internal.ProtocolNode;
 import dev.baton.peer.internal.TickFailures;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
@@ -55,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * a healed partition merge). A leader stops when it learns of a newer term (COORDINATOR, the store) or cannot confirm
  * its own in the store for leadershipValidity.
  */
-final class BullyNode {
+final class BullyNode implements ProtocolNode<BullyMessage> {
 
     private static final Logger log = LoggerFactory.getLogger(BullyNode.class);
 
@@ -104,7 +107,8 @@ final class BullyNode {
 
     // ================================================================ accessors for the adapter and tests
 
-    PeerAddress self() {
+    @Override
+    public PeerAddress self() {
         return self;
     }
 
@@ -113,7 +117,8 @@ final class BullyNode {
         return context.card();
     }
 
-    NodeOutput output() {
+    @Override
+    public NodeOutput output() {
         return output;
     }
 
@@ -141,6 +146,15 @@ final class BullyNode {
         return view.table.snapshot();
     }
 
+    @Override
+    public List<MemberStatus> memberStatuses() {
+        List<MemberStatus> statuses = new ArrayList<>();
+        for (GroupMember member : view.table.members()) {
+            statuses.add(new MemberStatus(GroupTable.nodeInfo(member, view.leader), member.state()));
+        }
+        return statuses;
+    }
+
     /** Messages of a type this node has no handler for (a bug: every message type must have one). */
     long protocolErrors() {
         return protocolErrors;
@@ -152,7 +166,8 @@ final class BullyNode {
 
     // ================================================================ inputs
 
-    void start() {
+    @Override
+    public void start() {
         if (!in(Phase.CREATED)) {
             return;
         }
@@ -168,7 +183,8 @@ final class BullyNode {
         phases.publish();
     }
 
-    void onMessage(PeerAddress from, BullyMessage message) {
+    @Override
+    public void onMessage(PeerAddress from, BullyMessage message) {
         if (in(Phase.CREATED) || in(Phase.CLOSED) || from.equals(self)) {
             return;
         }
@@ -236,7 +252,8 @@ final class BullyNode {
      * Gives up leadership if held: listeners are told, then the members are told to elect without this node, which
      * stays out of elections for holdDown (or until another node leads).
      */
-    void stepDown(boolean fromListener, CompletableFuture<Void> done) {
+    @Override
+    public void stepDown(boolean fromListener, CompletableFuture<Void> done) {
         Leading leading = phases.leading();
         if (leading == null) {
             done.complete(null);
@@ -258,7 +275,8 @@ final class BullyNode {
     }
 
     /** Leaves the group: a leader resigns (after its listeners returned), a member tells every member it leaves. */
-    void close(boolean fromListener, CompletableFuture<Void> closed) {
+    @Override
+    public void close(boolean fromListener, CompletableFuture<Void> closed) {
         if (in(Phase.CLOSED)) {
             closed.complete(null);
             return;
@@ -380,7 +398,7 @@ final class BullyNode {
         public void confirmedFailed(PeerAddress address) {
             Leading leading = phases.leading();
             if (leading != null) {
-                leading.removeMember(address);
+                leading.failed(address);
             } else if (address.equals(view.leader) && phases.member()) {
                 log.debug("{} confirmed its leader {} failed", self, address);
                 phases.setLeader(null);

@@ -2,7 +2,6 @@ package dev.baton.peer.bully;
 
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.Leadership;
-import dev.baton.core.MemberState;
 import dev.baton.core.internal.LeaseDeadline;
 import dev.baton.core.store.LeaderRecord;
 import dev.baton.core.time.Scheduler.Cancellable;
@@ -10,27 +9,20 @@ import dev.baton.peer.MemberCard;
 import dev.baton.peer.bully.BullyMessage.Coordinator;
 import dev.baton.peer.bully.BullyMessage.GroupMember;
 import dev.baton.peer.bully.BullyMessage.Join;
-import dev.baton.peer.bully.BullyMessage.JoinAccepted;
-import dev.baton.peer.bully.BullyMessage.JoinRefusal;
-import dev.baton.peer.bully.BullyMessage.JoinRefused;
 import dev.baton.peer.bully.BullyNode.Phase;
 import dev.baton.peer.transport.PeerAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The {@code LEADING} phase: one term of leadership, from the accepted leader-store write to its loss. The leader
  * reads its record back every storeCheckInterval to confirm the term (which moves the leadership's deadline on), and
  * stops when the store names a newer leader or has not confirmed the term for leadershipValidity. It keeps the
- * authoritative {@link GroupTable}: admits joiners, moves members between states on what its detector says, removes
- * members that left or failed, and sends the table to the members after every change.
+ * authoritative {@link GroupTable} through {@link LeaderTable}, whose steps return their effects for this phase to
+ * perform.
  */
 final class Leading extends BullyPhase {
-
-    private static final Logger log = LoggerFactory.getLogger(Leading.class);
 
     /** Where the leadership goes next; each call moves the node to another phase. */
     interface Outcome {
@@ -48,6 +40,7 @@ final class Leading extends BullyPhase {
     private final PhaseContext context;
     private final GroupView view;
     private final Outcome outcome;
+    private final LeaderTable table;
     private long term;
     private Leadership leadership;
     // The only handle that moves the leadership's deadline; listeners get the read-only leadership.
@@ -60,6 +53,7 @@ final class Leading extends BullyPhase {
         this.context = context;
         this.view = view;
         this.outcome = outcome;
+        this.table = new LeaderTable(view, context.self(), context.clock());
     }
 
     /**
@@ -202,110 +196,38 @@ final class Leading extends BullyPhase {
         return bounded;
     }
 
-    // ---- the table
+    // ---- the table: each step's effects are performed at once, in order
 
-    /** A joiner (or a member sending its card again): admitted under the next process id, or refused. */
     void onJoin(PeerAddress from, Join request) {
-        GroupTable table = view.table;
-        GroupMember existing = table.get(from);
-        if (existing != null && existing.incarnation() != request.incarnation()) {
-            context.send(from, new JoinRefused(term, JoinRefusal.ADDRESS_IN_USE));
-            return;
-        }
-        if (existing == null) {
-            GroupMember admitted = table.admit(from, request.incarnation(), request.card(),
-                    context.clock().instant().toEpochMilli());
-            view.watch();
-            context.output().memberJoined(GroupTable.nodeInfo(admitted, context.self()));
-            log.debug("{} admitted {} as pid {}", context.self(), from, admitted.pid());
-            BullyMessage update = view.tableMessage();
-            for (PeerAddress other : view.others()) {
-                if (!other.equals(from)) {
-                    context.send(other, update);
-                }
-            }
-        } else if (table.updateCard(from, request.card())) {
-            broadcastTable();
-        }
-        GroupMember member = table.get(from);
-        context.send(from, new JoinAccepted(term, member.pid(), view.pid(), table.revision(), table.nextPid(),
-                table.snapshot()));
+        table.join(from, request).performOn(context);
     }
 
-    /** A member's own ping of this term: it is alive; one this leader removed is sent the table (and rejoins). */
     void onMemberPing(PeerAddress from, long senderPid) {
-        if (!view.table.contains(from, senderPid)) {
-            // It believes it is a member but this leader removed it: the table tells it so, and it rejoins.
-            context.send(from, view.tableMessage());
-        } else {
-            activate(from);
-        }
+        table.memberPinged(from, senderPid).performOn(context);
     }
 
-    /** A member answered this leader's ping: it is alive; one whose table is behind gets the table. */
     void onMemberAck(PeerAddress from, long revision) {
-        activate(from);
-        if (revision < view.table.revision()) {
-            context.send(from, view.tableMessage());
-        }
+        table.memberAnswered(from, revision).performOn(context);
     }
 
-    /** A member leaves on purpose ({@code Leave}). */
     void onLeave(PeerAddress from) {
-        GroupMember before = view.table.setState(from, MemberState.LEAVING);
-        if (before != null) {
-            context.output().memberStateChanged(GroupTable.nodeInfo(view.table.get(from), context.self()),
-                    before.state(), MemberState.LEAVING);
-            removeMember(from);
-        }
+        table.left(from).performOn(context);
     }
 
-    /** The detector suspects a member. */
     void suspected(PeerAddress address) {
-        GroupMember before = view.table.setState(address, MemberState.UNREACHABLE);
-        if (before != null) {
-            context.output().memberStateChanged(GroupTable.nodeInfo(view.table.get(address), context.self()),
-                    before.state(), MemberState.UNREACHABLE);
-            broadcastTable();
-        }
+        table.suspected(address).performOn(context);
     }
 
-    /** The detector hears a suspected member again. */
     void recovered(PeerAddress address) {
-        GroupMember entry = view.table.get(address);
-        if (entry != null && entry.state() == MemberState.UNREACHABLE) {
-            activate(address);
-        }
+        table.recovered(address).performOn(context);
     }
 
-    /** The leader's own card changed. */
+    void failed(PeerAddress address) {
+        table.failed(address).performOn(context);
+    }
+
     void updateCard(MemberCard card) {
-        if (view.table.updateCard(context.self(), card)) {
-            broadcastTable();
-        }
-    }
-
-    /** A joining member answered for the first time, or an unreachable one is heard again. */
-    private void activate(PeerAddress address) {
-        GroupMember entry = view.table.get(address);
-        if (entry == null || (entry.state() != MemberState.JOINING && entry.state() != MemberState.UNREACHABLE)) {
-            return;
-        }
-        GroupMember before = view.table.setState(address, MemberState.ACTIVE);
-        context.output().memberStateChanged(GroupTable.nodeInfo(view.table.get(address), context.self()),
-                before.state(), MemberState.ACTIVE);
-        broadcastTable();
-    }
-
-    /** Removes a member (it left, or its failure is confirmed). */
-    void removeMember(PeerAddress address) {
-        GroupMember gone = view.table.remove(address);
-        view.detector().untrack(address);
-        if (gone != null) {
-            log.debug("{} removed {} (pid {})", context.self(), address, gone.pid());
-            context.output().memberRemoved(address.format());
-            broadcastTable();
-        }
+        table.ownCardChanged(card).performOn(context);
     }
 
     private void broadcastTable() {
