@@ -41,14 +41,18 @@ import org.slf4j.LoggerFactory;
  * node sends through its {@link Transport}, reads time only through {@link Clock}, draws randomness only from the
  * {@link Random} it is given, and keeps nothing on disk: the leader store is the group's only memory.
  *
- * <p>This class is the dispatcher: it routes each input to the phase the node is in and moves it between phases.
- * Phases: {@code JOINING} (the seed's join loop, {@link JoinProcess}; no failure detector yet), {@code FOUNDING}
- * (no leader found: becomes leader with process id 1, {@link Founding}), {@code FOLLOWING}, {@code ELECTING} (sent
- * ELECTION to the higher processes), {@code AWAITING} (a higher process answered, or another node won the store: waits
- * for its COORDINATOR), {@code CLAIMING} (reads the store and writes the next term; these three are in
- * {@link Candidacy}), {@code LEADING} (one term, {@link Leading}), {@code CLOSED}. Each phase sees only a
- * {@link PhaseContext} and the {@link GroupView} (what the node knows of its group). Members run the
- * {@link FailureDetector}; the leader keeps the {@link GroupTable}.
+ * <p>This class is the dispatcher: it routes each input to where it belongs — a message to the join loop, the
+ * failure detector or {@link MemberMessages} (the rules every member follows, which hand the leader's and the
+ * election's parts to their phase), a tick to the detector and the term and hold-down rules, a command to the phase
+ * the node is in — while {@link Phases} holds the phase and moves the node between phases. Phases: {@code JOINING}
+ * (the seed's join loop, {@link JoinProcess}; no failure detector yet), {@code FOUNDING} (no leader found: becomes
+ * leader with process id 1, {@link Founding}), {@code FOLLOWING}, {@code ELECTING} (sent ELECTION to the higher
+ * processes), {@code AWAITING} (a higher process answered, or another node won the store: waits for its
+ * COORDINATOR), {@code CLAIMING} (reads the store and writes the next term; these three are in {@link Candidacy}),
+ * {@code LEADING} (one term, {@link Leading}; its table steps return their {@link Effects}), {@code CLOSED}. Each
+ * phase sees only a {@link PhaseContext} and the {@link GroupView} (what the node knows of its group). Members run
+ * the {@link FailureDetector}; the leader keeps the {@link GroupTable}. A leader-store write always comes before the
+ * messages that depend on it: COORDINATOR and the table go out only from the accepted write's callback.
  *
  * <p>Terms: every leadership is a term taken from the leader store by compare-and-set, so no term ever has two
  * leaders; the next term is above the stored one, above every term this node has seen, and at least the wall clock
@@ -62,6 +66,7 @@ final class BullyNode implements ProtocolNode<BullyMessage> {
 
     private static final Logger log = LoggerFactory.getLogger(BullyNode.class);
 
+    /** Where the node is; each phase but CREATED, FOLLOWING and CLOSED has its own phase object. */
     enum Phase { CREATED, JOINING, FOUNDING, FOLLOWING, ELECTING, AWAITING, CLAIMING, LEADING, CLOSED }
 
     private final String group;
