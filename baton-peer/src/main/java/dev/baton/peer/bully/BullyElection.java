@@ -2,7 +2,6 @@ package dev.baton.peer.bully;
 
 import dev.baton.core.Election;
 import dev.baton.core.ElectionListener;
-import dev.baton.core.MemberStatus;
 import dev.baton.core.Membership;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
@@ -11,7 +10,6 @@ import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import dev.baton.peer.MemberCard;
 import dev.baton.peer.bully.BullyMessage.GroupMember;
-import dev.baton.peer.internal.NodeOutput;
 import dev.baton.peer.internal.PeerElection;
 import dev.baton.peer.internal.PeerMembership;
 import dev.baton.peer.transport.PeerAddress;
@@ -22,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
@@ -49,10 +46,9 @@ import java.util.concurrent.Executor;
  * <p>The state machine runs on the given {@link Scheduler}; this class posts every call there and reads only what the
  * machine publishes.
  */
-public final class BullyElection extends PeerElection {
+public final class BullyElection extends PeerElection<BullyMessage, BullyNode> {
 
     private final BullyConfig config;
-    private final BullyNode node;
     private final String storeDescription;
     private final Membership membership;
 
@@ -70,25 +66,18 @@ public final class BullyElection extends PeerElection {
     public BullyElection(String group, MemberCard card, BullyConfig config, Transport<BullyMessage> transport,
             LeaderRecordStore store, boolean standalone, Clock clock, Scheduler scheduler, Random random,
             Executor eventExecutor, Runnable afterClose) {
-        super(group, scheduler, eventExecutor, Objects.requireNonNull(config, "config").coordinatorTimeout(),
-                afterClose);
+        super(group, transport, scheduler, eventExecutor, Objects.requireNonNull(config, "config").coordinatorTimeout(),
+                afterClose, events -> new BullyNode(group, transport.local(), Objects.requireNonNull(card, "card"),
+                        config, transport, new LeaderStoreCalls(Objects.requireNonNull(store, "store"), group,
+                                scheduler, config.storeTimeout()), standalone, Objects.requireNonNull(clock, "clock"),
+                        scheduler, Objects.requireNonNull(random, "random"), events));
         this.config = config;
-        this.storeDescription = Objects.requireNonNull(store, "store").describe();
-        LeaderStoreCalls calls = new LeaderStoreCalls(store, group, scheduler, config.storeTimeout());
-        this.node = new BullyNode(group, transport.local(), Objects.requireNonNull(card, "card"), config, transport,
-                calls, standalone, Objects.requireNonNull(clock, "clock"), scheduler,
-                Objects.requireNonNull(random, "random"), events());
+        this.storeDescription = store.describe();
         this.membership = new PeerMembership(new Members(), scheduler,
                 "the bully backend's members are the nodes that run the protocol: a process joins by running a"
                         + " BullyElection, not by registration",
                 "the bully backend removes a member when it leaves (close()) or its failure is confirmed; it cannot"
                         + " remove another node");
-        transport.setHandler((from, message) -> scheduler.execute(() -> node.onMessage(from, message)));
-    }
-
-    /** This node's peer address, which is also its node id. */
-    public PeerAddress address() {
-        return node.self();
     }
 
     public BullyConfig config() {
@@ -102,47 +91,12 @@ public final class BullyElection extends PeerElection {
 
     /** This node's process id in its group (seed 004's PID, the bully order); 0 until it has joined. */
     public long processId() {
-        return node.pid();
-    }
-
-    @Override
-    public String nodeId() {
-        return node.self().format();
+        return protocol().pid();
     }
 
     @Override
     public Membership membership() {
         return membership;
-    }
-
-    @Override
-    protected NodeOutput output() {
-        return node.output();
-    }
-
-    @Override
-    protected void startNode() {
-        node.start();
-    }
-
-    @Override
-    protected void stepDownNode(boolean fromListener, CompletableFuture<Void> done) {
-        node.stepDown(fromListener, done);
-    }
-
-    @Override
-    protected void closeNode(boolean fromListener, CompletableFuture<Void> closed) {
-        node.close(fromListener, closed);
-    }
-
-    @Override
-    protected List<MemberStatus> memberStatuses() {
-        PeerAddress leader = node.leader();
-        List<MemberStatus> members = new ArrayList<>();
-        for (GroupMember member : node.members()) {
-            members.add(new MemberStatus(GroupTable.nodeInfo(member, leader), member.state()));
-        }
-        return members;
     }
 
     @Override
@@ -152,7 +106,7 @@ public final class BullyElection extends PeerElection {
 
     /** The state machine, for tests in this package. */
     BullyNode node() {
-        return node;
+        return protocol();
     }
 
     @Override
@@ -165,6 +119,7 @@ public final class BullyElection extends PeerElection {
 
         @Override
         public NodeInfo self() {
+            BullyNode node = protocol();
             MemberCard card = node.card();
             Role role = node.output().leadership() != null ? Role.LEADER : Role.FOLLOWER;
             Map<String, String> metadata = new HashMap<>(card.metadata());
@@ -178,9 +133,9 @@ public final class BullyElection extends PeerElection {
 
         @Override
         public List<NodeInfo> members() {
-            PeerAddress leader = node.leader();
+            PeerAddress leader = protocol().leader();
             List<NodeInfo> result = new ArrayList<>();
-            for (GroupMember member : node.members()) {
+            for (GroupMember member : protocol().members()) {
                 result.add(GroupTable.nodeInfo(member, leader));
             }
             return result;
@@ -188,8 +143,9 @@ public final class BullyElection extends PeerElection {
 
         @Override
         public void updateMetadata(Map<String, String> metadata) {
-            MemberCard card = node.card();
-            node.updateCard(new MemberCard(card.identifier(), card.apiAddress(), card.capabilities(), metadata));
+            MemberCard card = protocol().card();
+            protocol().updateCard(new MemberCard(card.identifier(), card.apiAddress(), card.capabilities(),
+                    metadata));
         }
     }
 }

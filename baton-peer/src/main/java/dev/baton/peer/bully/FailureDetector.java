@@ -23,10 +23,27 @@ import java.util.TreeMap;
  * member is still pinged: an answer brings it back. The same class serves the helper's side of other members' probes.
  *
  * <p>Only an answer carrying the process id the table has for the target counts, so a new process on a crashed
- * member's address does not keep the old entry alive. Confined to the node's scheduler; it reports to the node
- * ({@code suspected}, {@code recovered}, {@code confirmedFailed}).
+ * member's address does not keep the old entry alive. Confined to the node's scheduler; it reports to its
+ * {@link Verdicts}.
  */
 final class FailureDetector {
+
+    /** Where the detector's conclusions go, and the group's term and this node's process id its pings carry. */
+    interface Verdicts {
+
+        long term();
+
+        long pid();
+
+        /** {@code address} missed suspectAfter pings in a row; a probe through another member is under way. */
+        void suspected(PeerAddress address);
+
+        /** A suspected or failed member answered again. */
+        void recovered(PeerAddress address);
+
+        /** The probe through another member failed too (or nobody could probe): {@code address} has failed. */
+        void confirmedFailed(PeerAddress address);
+    }
 
     /** What this member believes of another. */
     enum Liveness { ALIVE, SUSPECT, FAILED }
@@ -49,12 +66,14 @@ final class FailureDetector {
     private record Help(PeerAddress requester, PeerAddress target, long targetPid) {
     }
 
-    private final BullyNode node;
+    private final PhaseContext context;
+    private final Verdicts verdicts;
     private final Map<PeerAddress, Target> targets = new TreeMap<>();
     private final Map<Long, Help> helping = new HashMap<>();
 
-    FailureDetector(BullyNode node) {
-        this.node = node;
+    FailureDetector(PhaseContext context, Verdicts verdicts) {
+        this.context = context;
+        this.verdicts = verdicts;
     }
 
     /**
@@ -80,7 +99,7 @@ final class FailureDetector {
     }
 
     private void watch(PeerAddress address, long pid, Set<PeerAddress> present) {
-        if (address.equals(node.self())) {
+        if (address.equals(context.self())) {
             return;
         }
         present.add(address);
@@ -130,12 +149,12 @@ final class FailureDetector {
             if (target.awaiting) {
                 target.missed++;
             }
-            if (target.liveness == Liveness.ALIVE && target.missed >= node.config().suspectAfter()) {
+            if (target.liveness == Liveness.ALIVE && target.missed >= context.config().suspectAfter()) {
                 suspect(target);
             }
             if (targets.get(target.address) == target) {
                 target.awaiting = true;
-                node.send(target.address, new Ping(node.term(), node.pid(), target.pid, 0));
+                context.send(target.address, new Ping(verdicts.term(), verdicts.pid(), target.pid, 0));
             }
         }
     }
@@ -146,7 +165,7 @@ final class FailureDetector {
             Help help = helping.get(ack.probeId());
             if (help != null && help.target().equals(from) && help.targetPid() == ack.pid()) {
                 helping.remove(ack.probeId());
-                node.send(help.requester(), new ProbeReport(ack.probeId(), from, true));
+                context.send(help.requester(), new ProbeReport(ack.probeId(), from, true));
             }
         }
         Target target = targets.get(from);
@@ -158,18 +177,19 @@ final class FailureDetector {
         if (target.liveness != Liveness.ALIVE) {
             target.probeTimer.cancel();
             target.liveness = Liveness.ALIVE;
-            node.recovered(from);
+            verdicts.recovered(from);
         }
     }
 
     /** Another member asks this one to ping a member it suspects; the answer (or its absence) is reported back. */
     void onProbeRequest(PeerAddress from, ProbeRequest request) {
         helping.put(request.probeId(), new Help(from, request.target(), request.targetPid()));
-        node.send(request.target(), new Ping(node.term(), node.pid(), request.targetPid(), request.probeId()));
-        node.scheduler().schedule(node.config().probeTimeout().dividedBy(2), () -> {
+        context.send(request.target(),
+                new Ping(verdicts.term(), verdicts.pid(), request.targetPid(), request.probeId()));
+        context.scheduler().schedule(context.config().probeTimeout().dividedBy(2), () -> {
             Help unanswered = helping.remove(request.probeId());
             if (unanswered != null) {
-                node.send(from, new ProbeReport(request.probeId(), request.target(), false));
+                context.send(from, new ProbeReport(request.probeId(), request.target(), false));
             }
         });
     }
@@ -184,7 +204,7 @@ final class FailureDetector {
             target.probeTimer.cancel();
             target.missed = 0;
             target.liveness = Liveness.ALIVE;
-            node.recovered(target.address);
+            verdicts.recovered(target.address);
         } else {
             confirm(target);
         }
@@ -192,7 +212,7 @@ final class FailureDetector {
 
     private void suspect(Target target) {
         target.liveness = Liveness.SUSPECT;
-        node.suspected(target.address);
+        verdicts.suspected(target.address);
         if (targets.get(target.address) != target || target.liveness != Liveness.SUSPECT) {
             return;
         }
@@ -207,15 +227,15 @@ final class FailureDetector {
             confirm(target);
             return;
         }
-        Target helper = helpers.get(node.random().nextInt(helpers.size()));
+        Target helper = helpers.get(context.random().nextInt(helpers.size()));
         long probeId;
         do {
-            probeId = node.random().nextLong();
+            probeId = context.random().nextLong();
         } while (probeId == 0);
         target.probeId = probeId;
-        node.send(helper.address, new ProbeRequest(probeId, target.address, target.pid));
+        context.send(helper.address, new ProbeRequest(probeId, target.address, target.pid));
         long expected = probeId;
-        target.probeTimer = node.scheduler().schedule(node.config().probeTimeout(), () -> {
+        target.probeTimer = context.scheduler().schedule(context.config().probeTimeout(), () -> {
             if (targets.get(target.address) == target && target.liveness == Liveness.SUSPECT
                     && target.probeId == expected) {
                 confirm(target);
@@ -226,6 +246,6 @@ final class FailureDetector {
     private void confirm(Target target) {
         target.probeTimer.cancel();
         target.liveness = Liveness.FAILED;
-        node.confirmedFailed(target.address);
+        verdicts.confirmedFailed(target.address);
     }
 }

@@ -1,10 +1,10 @@
 package dev.baton.peer.bully;
 
 import dev.baton.core.store.LeaderRecord;
-import dev.baton.core.time.Scheduler.Cancellable;
 import dev.baton.peer.bully.BullyMessage.Join;
 import dev.baton.peer.bully.BullyMessage.JoinAccepted;
 import dev.baton.peer.bully.BullyMessage.JoinRefused;
+import dev.baton.peer.bully.BullyNode.Phase;
 import dev.baton.peer.transport.PeerAddress;
 import java.time.Duration;
 import java.util.HashSet;
@@ -28,9 +28,22 @@ import java.util.Set;
  *       reports the error and starts over, since a library must not end its host process.</li>
  * </ul>
  *
- * One instance per run; it stops as soon as its node moves on (the epoch it was started in is gone).
+ * The {@code JOINING} phase: one instance per run; it stops as soon as its node moves on to another phase.
  */
-final class JoinProcess {
+final class JoinProcess extends BullyPhase {
+
+    /** How the run ends; each call moves the node to another phase. */
+    interface Outcome {
+
+        /** The leader {@code from} admitted this node (seed: the Ack with a PID). */
+        void joined(PeerAddress from, JoinAccepted accepted);
+
+        /** No leader found, or it could not be contacted: found the group ({@code lastSeen}: the last record read). */
+        void noLeader(LeaderRecord lastSeen);
+
+        /** The leader kept refusing: report it and start over ({@code record}: the last record read, or null). */
+        void refused(String reason, LeaderRecord record);
+    }
 
     /** Why an attempt failed; the last one decides how the process ends. */
     enum Failure {
@@ -53,28 +66,23 @@ final class JoinProcess {
         }
     }
 
-    private final BullyNode node;
-    private final long epoch;
+    private final PhaseContext context;
+    private final Outcome outcome;
     private int attempt;
     private int reads;
     private Failure lastFailure = Failure.NO_LEADER;
     private LeaderRecord lastRecord;
     private PeerAddress target;
     private final Set<PeerAddress> asked = new HashSet<>();
-    private Cancellable timer = Cancellable.NONE;
 
-    JoinProcess(BullyNode node, long epoch) {
-        this.node = node;
-        this.epoch = epoch;
+    JoinProcess(PhaseContext context, Outcome outcome) {
+        super(Phase.JOINING);
+        this.context = context;
+        this.outcome = outcome;
     }
 
     void start() {
         nextAttempt();
-    }
-
-    void cancel() {
-        timer.cancel();
-        target = null;
     }
 
     int attempt() {
@@ -87,14 +95,11 @@ final class JoinProcess {
     }
 
     /** What this run is doing, for {@code problem()}. */
+    @Override
     String describe() {
         String now = target != null ? "asked " + target + " to admit it" : "reading the leader store";
-        return "joining: attempt " + attempt + " of " + node.config().joinAttempts() + ", " + now
+        return "joining: attempt " + attempt + " of " + context.config().joinAttempts() + ", " + now
                 + (attempt > 1 || reads > 1 ? " (last: " + lastFailure.text + ")" : "");
-    }
-
-    private boolean current() {
-        return node.epoch() == epoch;
     }
 
     private void nextAttempt() {
@@ -106,13 +111,13 @@ final class JoinProcess {
     private void read() {
         reads++;
         target = null;
-        node.store().read(record -> {
+        context.store().read(record -> {
             if (current()) {
                 onRecord(record);
             }
         }, failure -> {
             if (current()) {
-                node.storeFailed(failure);
+                context.storeFailed(failure);
                 noLeader(Failure.NO_LEADER);
             }
         });
@@ -128,12 +133,12 @@ final class JoinProcess {
         try {
             leader = PeerAddress.parse(record.get().address());
         } catch (IllegalArgumentException e) {
-            node.storeFailed("the leader record names an unusable address '" + record.get().address() + "': "
+            context.storeFailed("the leader record names an unusable address '" + record.get().address() + "': "
                     + e.getMessage());
             noLeader(Failure.NO_LEADER);
             return;
         }
-        if (leader.equals(node.self())) {
+        if (leader.equals(context.self())) {
             // Seed: a record naming this node's own address looks like a working leader (it answers its own
             // ping); treat it as no leader at all.
             noLeader(Failure.OWN_ADDRESS);
@@ -141,8 +146,8 @@ final class JoinProcess {
         }
         target = leader;
         asked.add(leader);
-        node.send(leader, new Join(node.incarnation(), node.card()));
-        timer = node.scheduler().schedule(node.config().joinTimeout(), () -> {
+        context.send(leader, new Join(context.incarnation(), context.card()));
+        timer = context.scheduler().schedule(context.config().joinTimeout(), () -> {
             if (current() && leader.equals(target)) {
                 attemptFailed(Failure.NO_CONTACT, randomPause());
             }
@@ -151,7 +156,7 @@ final class JoinProcess {
 
     private void noLeader(Failure failure) {
         lastFailure = failure;
-        if (reads < node.config().readsPerAttempt()) {
+        if (reads < context.config().readsPerAttempt()) {
             pause(randomPause(), this::read);
         } else {
             attemptFailed(failure, randomPause());
@@ -165,7 +170,7 @@ final class JoinProcess {
         }
         timer.cancel();
         target = null;
-        node.joined(from, accepted);
+        outcome.joined(from, accepted);
     }
 
     void onRefused(PeerAddress from, JoinRefused refused) {
@@ -176,26 +181,26 @@ final class JoinProcess {
         target = null;
         switch (refused.reason()) {
             case NOT_LEADER -> attemptFailed(Failure.NOT_LEADER, randomPause());
-            case ADDRESS_IN_USE -> attemptFailed(Failure.ADDRESS_IN_USE, node.config().addressInUsePause());
-            default -> attemptFailed(Failure.REFUSED, node.config().addressInUsePause());
+            case ADDRESS_IN_USE -> attemptFailed(Failure.ADDRESS_IN_USE, context.config().addressInUsePause());
+            default -> attemptFailed(Failure.REFUSED, context.config().addressInUsePause());
         }
     }
 
     private void attemptFailed(Failure failure, Duration pause) {
         lastFailure = failure;
         pause(pause, () -> {
-            if (attempt < node.config().joinAttempts()) {
+            if (attempt < context.config().joinAttempts()) {
                 nextAttempt();
             } else if (failure.foundsGroup()) {
-                node.foundGroup(lastRecord);
+                outcome.noLeader(lastRecord);
             } else {
-                node.joinFailed(failure.text, lastRecord);
+                outcome.refused(failure.text, lastRecord);
             }
         });
     }
 
     private void pause(Duration pause, Runnable then) {
-        timer = node.scheduler().schedule(pause, () -> {
+        timer = context.scheduler().schedule(pause, () -> {
             if (current()) {
                 then.run();
             }
@@ -204,7 +209,7 @@ final class JoinProcess {
 
     /** Seed 004: a random wait of 1 ms to joinPauseMax (1 s by default). */
     private Duration randomPause() {
-        long maxMillis = node.config().joinPauseMax().toMillis();
-        return Duration.ofMillis(1 + node.random().nextInt((int) Math.min(Integer.MAX_VALUE, maxMillis)));
+        long maxMillis = context.config().joinPauseMax().toMillis();
+        return Duration.ofMillis(1 + context.random().nextInt((int) Math.min(Integer.MAX_VALUE, maxMillis)));
     }
 }

@@ -5,15 +5,15 @@ import dev.baton.core.Election;
 import dev.baton.core.ElectionListener;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
-import dev.baton.core.MemberStatus;
 import dev.baton.core.NodeState;
 import dev.baton.core.Registration;
 import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.internal.EventDispatcher;
 import dev.baton.core.internal.ShutdownRelease;
 import dev.baton.core.time.Scheduler;
+import dev.baton.peer.transport.PeerAddress;
+import dev.baton.peer.transport.Transport;
 import java.time.Duration;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -22,23 +22,28 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What the serverless elections (quorum, bully) share as {@link Election}s: the adapter between the core API and a
- * protocol's state machine. Every command is posted to the machine's {@link Scheduler}; every read comes from the
- * snapshot the machine publishes ({@link NodeOutput}); events go through one {@link EventDispatcher}. A subclass
- * creates its machine (handing it {@link #events()}) and says how the machine starts, steps down, closes and lists
- * its members. Not a published API.
+ * protocol's state machine ({@link ProtocolNode}). It creates the machine (handing it the {@link EventDispatcher} its
+ * events go through), delivers the transport's messages to it on its {@link Scheduler}, posts every command there, and
+ * answers every read from the snapshot the machine publishes ({@link NodeOutput}). A subclass keeps only what is its
+ * protocol's own: how the machine is built, its membership view, its configuration. Not a published API.
+ *
+ * @param <M> the protocol's message type
+ * @param <N> the protocol's state machine
  */
-public abstract class PeerElection implements Election {
+public abstract class PeerElection<M, N extends ProtocolNode<M>> implements Election {
 
     private static final Logger log = LoggerFactory.getLogger(PeerElection.class);
 
     private final String group;
     private final Scheduler scheduler;
     private final EventDispatcher events;
+    private final N protocol;
     private final Duration closeWait;
     private final Runnable afterClose;
     private final AtomicBoolean started = new AtomicBoolean();
@@ -47,12 +52,17 @@ public abstract class PeerElection implements Election {
     private volatile ShutdownRelease shutdownRelease;
 
     /**
+     * Creates the machine and takes the transport's message handler: from now on every message goes to the machine,
+     * on the scheduler.
+     *
+     * @param transport     the protocol's transport; its handler is set here
      * @param eventExecutor the default executor for listeners
      * @param closeWait     how long {@link #close()} waits for the farewell to go out
      * @param afterClose    run once the election has closed (the driver releases its threads and transport there)
+     * @param machine       builds the state machine around the dispatcher it emits its events through
      */
-    protected PeerElection(String group, Scheduler scheduler, Executor eventExecutor, Duration closeWait,
-            Runnable afterClose) {
+    protected PeerElection(String group, Transport<M> transport, Scheduler scheduler, Executor eventExecutor,
+            Duration closeWait, Runnable afterClose, Function<EventDispatcher, N> machine) {
         if (group == null || group.isBlank()) {
             throw new IllegalArgumentException("group must not be blank");
         }
@@ -61,31 +71,22 @@ public abstract class PeerElection implements Election {
         this.events = new EventDispatcher(Objects.requireNonNull(eventExecutor, "eventExecutor"));
         this.closeWait = closeWait;
         this.afterClose = afterClose;
+        this.protocol = Objects.requireNonNull(machine.apply(events), "machine");
+        transport.setHandler((from, message) -> scheduler.execute(() -> protocol.onMessage(from, message)));
     }
 
-    /** The dispatcher the machine emits its events through. */
-    protected final EventDispatcher events() {
-        return events;
+    /** The state machine. */
+    protected final N protocol() {
+        return protocol;
     }
 
     protected final Scheduler scheduler() {
         return scheduler;
     }
 
-    /** The machine's published snapshot. */
-    protected abstract NodeOutput output();
-
-    /** Starts the machine; runs on the scheduler, once. */
-    protected abstract void startNode();
-
-    /** Gives up leadership if held; runs on the scheduler; completes {@code done} when it is done. */
-    protected abstract void stepDownNode(boolean fromListener, CompletableFuture<Void> done);
-
-    /** Leaves the group; runs on the scheduler; completes {@code closed} once the farewell is out. */
-    protected abstract void closeNode(boolean fromListener, CompletableFuture<Void> closed);
-
-    /** Every member the machine knows, in its state; runs on the scheduler. */
-    protected abstract List<MemberStatus> memberStatuses();
+    private NodeOutput output() {
+        return protocol.output();
+    }
 
     /** How the backend is called in messages, e.g. {@code the bully backend}. */
     protected abstract String backendName();
@@ -100,13 +101,23 @@ public abstract class PeerElection implements Election {
         shutdownRelease = ShutdownRelease.closing(this);
     }
 
+    /** This node's peer address, which is also its node id. */
+    public final PeerAddress address() {
+        return protocol.self();
+    }
+
+    @Override
+    public final String nodeId() {
+        return protocol.self().format();
+    }
+
     @Override
     public final void start() {
         if (started.compareAndSet(false, true)) {
             if (shutdownRelease != null) {
                 shutdownRelease.register();
             }
-            scheduler.execute(this::startNode);
+            scheduler.execute(protocol::start);
         }
     }
 
@@ -159,7 +170,7 @@ public abstract class PeerElection implements Election {
     public final CompletableFuture<ClusterStatus> status() {
         CompletableFuture<ClusterStatus> result = new CompletableFuture<>();
         scheduler.execute(() -> result.complete(new ClusterStatus(group, nodeId(), output().state(), leader(),
-                memberStatuses(), problem())));
+                protocol.memberStatuses(), problem())));
         return result;
     }
 
@@ -167,7 +178,7 @@ public abstract class PeerElection implements Election {
     public final CompletableFuture<Void> stepDown() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         boolean fromListener = events.deliveringOnThisThread();
-        scheduler.execute(() -> stepDownNode(fromListener, done));
+        scheduler.execute(() -> protocol.stepDown(fromListener, done));
         return done;
     }
 
@@ -209,7 +220,7 @@ public abstract class PeerElection implements Election {
                     afterClose.run();
                 }
             });
-            scheduler.execute(() -> closeNode(fromListener, handedOver));
+            scheduler.execute(() -> protocol.close(fromListener, handedOver));
         }
         return closed;
     }

@@ -11,6 +11,7 @@ import dev.baton.peer.MemberCard;
 import dev.baton.peer.internal.NodeOutput;
 import dev.baton.peer.internal.PeerElection;
 import dev.baton.peer.internal.PeerMembership;
+import dev.baton.peer.internal.ProtocolNode;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
 import java.util.ArrayList;
@@ -45,10 +46,9 @@ import java.util.concurrent.Executor;
  * <p>The state machine ({@code QuorumNode}) runs on the given {@link Scheduler}; this class posts every call there and
  * reads only what the machine publishes.
  */
-public final class QuorumElection extends PeerElection {
+public final class QuorumElection extends PeerElection<QuorumMessage, QuorumElection.Machine> {
 
     private final QuorumConfig config;
-    private final QuorumNode node;
     private final Membership membership;
 
     /**
@@ -63,23 +63,17 @@ public final class QuorumElection extends PeerElection {
     public QuorumElection(String group, MemberCard card, QuorumConfig config, Transport<QuorumMessage> transport,
             DurableState durable, Clock clock, Scheduler scheduler, Random random, Executor eventExecutor,
             Runnable afterClose) {
-        super(group, scheduler, eventExecutor, Objects.requireNonNull(config, "config").heartbeatTimeout(),
-                afterClose);
+        super(group, transport, scheduler, eventExecutor, Objects.requireNonNull(config, "config").heartbeatTimeout(),
+                afterClose, events -> new Machine(new QuorumNode(group, transport.local(),
+                        Objects.requireNonNull(card, "card"), config, transport,
+                        Objects.requireNonNull(durable, "durable"), Objects.requireNonNull(clock, "clock"), scheduler,
+                        Objects.requireNonNull(random, "random"), events)));
         this.config = config;
-        this.node = new QuorumNode(group, transport.local(), Objects.requireNonNull(card, "card"), config, transport,
-                Objects.requireNonNull(durable, "durable"), Objects.requireNonNull(clock, "clock"), scheduler,
-                Objects.requireNonNull(random, "random"), events());
-        this.membership = new PeerMembership(new QuorumMembership(node), scheduler,
+        this.membership = new PeerMembership(new QuorumMembership(node()), scheduler,
                 "the quorum backend's members are the nodes that run the protocol: a process joins by running a"
                         + " QuorumElection, not by registration",
                 "the quorum backend removes a member when it leaves (close()) or stays silent for ttlTimeout; it"
                         + " cannot remove another node");
-        transport.setHandler((from, message) -> scheduler.execute(() -> node.onMessage(from, message)));
-    }
-
-    /** This node's peer address, which is also its node id. */
-    public PeerAddress address() {
-        return node.self();
     }
 
     public QuorumConfig config() {
@@ -87,43 +81,8 @@ public final class QuorumElection extends PeerElection {
     }
 
     @Override
-    public String nodeId() {
-        return node.self().format();
-    }
-
-    @Override
     public Membership membership() {
         return membership;
-    }
-
-    @Override
-    protected NodeOutput output() {
-        return node.output();
-    }
-
-    @Override
-    protected void startNode() {
-        node.start();
-    }
-
-    @Override
-    protected void stepDownNode(boolean fromListener, CompletableFuture<Void> done) {
-        node.stepDown(fromListener, done);
-    }
-
-    @Override
-    protected void closeNode(boolean fromListener, CompletableFuture<Void> closed) {
-        node.close(fromListener, closed);
-    }
-
-    @Override
-    protected List<MemberStatus> memberStatuses() {
-        PeerAddress leader = node.currentLeader();
-        List<MemberStatus> members = new ArrayList<>();
-        for (MemberEntry entry : node.members()) {
-            members.add(new MemberStatus(QuorumMembership.nodeInfo(entry, leader), entry.state()));
-        }
-        return members;
     }
 
     @Override
@@ -133,11 +92,61 @@ public final class QuorumElection extends PeerElection {
 
     /** The state machine, for tests in this package. */
     QuorumNode node() {
-        return node;
+        return protocol().node;
     }
 
     @Override
     public String toString() {
         return "QuorumElection{group=" + group() + ", node=" + nodeId() + "}";
+    }
+
+    /** The {@link QuorumNode} as the shared election skeleton drives it. */
+    static final class Machine implements ProtocolNode<QuorumMessage> {
+
+        private final QuorumNode node;
+
+        private Machine(QuorumNode node) {
+            this.node = node;
+        }
+
+        @Override
+        public PeerAddress self() {
+            return node.self();
+        }
+
+        @Override
+        public NodeOutput output() {
+            return node.output();
+        }
+
+        @Override
+        public void start() {
+            node.start();
+        }
+
+        @Override
+        public void onMessage(PeerAddress from, QuorumMessage message) {
+            node.onMessage(from, message);
+        }
+
+        @Override
+        public void stepDown(boolean fromListener, CompletableFuture<Void> done) {
+            node.stepDown(fromListener, done);
+        }
+
+        @Override
+        public void close(boolean fromListener, CompletableFuture<Void> closed) {
+            node.close(fromListener, closed);
+        }
+
+        @Override
+        public List<MemberStatus> memberStatuses() {
+            PeerAddress leader = node.currentLeader();
+            List<MemberStatus> members = new ArrayList<>();
+            for (MemberEntry entry : node.members()) {
+                members.add(new MemberStatus(QuorumMembership.nodeInfo(entry, leader), entry.state()));
+            }
+            return members;
+        }
     }
 }
