@@ -17,6 +17,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
@@ -27,8 +28,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The leader record in a local file, shared by every process on the machine that names the same path (seed 004's
@@ -42,11 +46,14 @@ import java.util.function.Supplier;
  * such JSON is reported (a {@link StoreException} naming the file and the problem) and never overwritten.
  *
  * <p>Calls run on one daemon thread per store and never block the caller; {@link #close()} stops it, and later calls
- * fail with a {@link StoreException}.
+ * fail with a {@link StoreException}. Calls already queued when the store closes still run, and {@code close()} waits
+ * (a few seconds at most) for them, so nothing touches the file after it returns.
  */
 public final class FileLeaderStore implements LeaderRecordStore {
 
     private static final int FORMAT = 1;
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+    private static final Logger LOG = LoggerFactory.getLogger(FileLeaderStore.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Map<Path, Object> IN_PROCESS_LOCKS = new ConcurrentHashMap<>();
     private static final AtomicInteger THREADS = new AtomicInteger();
@@ -105,6 +112,14 @@ public final class FileLeaderStore implements LeaderRecordStore {
     @Override
     public void close() {
         worker.shutdown();
+        try {
+            if (!worker.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("{}: a call was still running {} after close; it may still write the file", describe(),
+                        CLOSE_WAIT);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private <T> CompletableFuture<T> call(Supplier<T> work) {
