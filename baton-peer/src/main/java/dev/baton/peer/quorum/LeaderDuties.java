@@ -44,10 +44,20 @@ final class LeaderDuties {
         long basis = NO_STAMP;
         long joinedAtMillis;
         long lastSeenMillis;
+        /** When this member was last sent the whole table; see {@link #LAST_SEEN_REFRESH_NANOS}. */
+        long alignedAt = NO_STAMP;
         boolean probing;
         long probeId;
         long probeDeadline;
     }
+
+    /**
+     * How often a follower is sent the whole table even though it holds the newest revision. The times a member was
+     * last heard from change with every keep-alive but make no revision (display only), so without this a follower's
+     * copy keeps each member's join time as its last-seen time, and its {@code /cluster/status} and dashboard show
+     * healthy members as silent for minutes. Once a second keeps them as fresh as people read them.
+     */
+    private static final long LAST_SEEN_REFRESH_NANOS = 1_000_000_000L;
 
     private final QuorumNode node;
     private final long version;
@@ -209,8 +219,11 @@ final class LeaderDuties {
             // The member holds the table as of its joining: its initialisation is finished.
             setState(from, member, MemberState.ACTIVE);
         }
-        if (keepAlive.viewRevision() < revision) {
+        if (keepAlive.viewRevision() < revision || member.alignedAt == NO_STAMP
+                || now - member.alignedAt >= LAST_SEEN_REFRESH_NANOS) {
+            // A stale follower needs the table; an up-to-date one gets it now and then for the last-seen times.
             node.send(from, alignment());
+            member.alignedAt = now;
         }
         long validFor = node.leadershipDeadline() == NO_STAMP ? 0 : Math.max(0, node.leadershipDeadline() - now);
         node.send(from, new LeaderKeepAliveAck(version, keepAlive.sentAt(), now, validFor));
