@@ -1,6 +1,7 @@
 package dev.baton.server;
 
 import dev.baton.core.Election;
+import dev.baton.core.NodeState;
 import dev.baton.core.StoreContact;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.Lease;
@@ -148,8 +149,9 @@ final class LeaderWaitLines implements AutoCloseable {
         if (problem.isEmpty() && store.isPresent()) {
             return leaseInTheWay();
         }
-        return problem.orElse("no leader known yet; this node is " + election.state().label()
-                + " and has heard of no leader");
+        return problem.orElse(election.state() == NodeState.CANDIDATE
+                ? "no leader yet: an election is under way (this node is a candidate)"
+                : "no leader heard of yet; this node is " + election.state().label());
     }
 
     /** The lease that keeps this node from leading, as the store tells. */
