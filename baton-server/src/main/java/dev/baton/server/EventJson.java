@@ -12,6 +12,7 @@ import dev.baton.peer.bully.BullyConfig;
 import dev.baton.peer.quorum.QuorumConfig;
 import dev.baton.work.WorkClusterEvent;
 import dev.baton.work.worker.WorkerEvent;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -244,6 +245,17 @@ final class EventJson {
         line.put("results", perWorker.values().stream().mapToLong(Long::longValue).sum());
         ObjectNode workers = line.putObject("perWorker");
         new TreeMap<>(perWorker).forEach(workers::put);
+        return finish(line, at);
+    }
+
+    /**
+     * Why this node has no leader: {@code reason} (one line for people) and {@code waitingMs}, how long it has been
+     * waiting. Printed now and then while the wait lasts; see {@link LeaderWaitLines}.
+     */
+    ObjectNode waitingForLeader(String reason, Duration waited, Instant at) {
+        ObjectNode line = start("waiting-for-leader");
+        line.put("reason", BatonCli.oneLine(reason));
+        line.put("waitingMs", waited.toMillis());
         return finish(line, at);
     }
 

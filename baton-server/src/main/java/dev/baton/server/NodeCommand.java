@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
@@ -62,8 +61,8 @@ final class NodeCommand implements Callable<Integer> {
     String group;
 
     @Option(names = "--node-id", paramLabel = "ID",
-            description = "This node's id in the group (default: a random UUID; on quorum and bully the id is the "
-                    + "--listen address).")
+            description = "This node's id in the group (default: HOSTNAME:PORT of --http, the same on every "
+                    + "restart; a random UUID without --http; on quorum and bully the id is the --listen address).")
     String nodeId;
 
     @Option(names = "--identifier", paramLabel = "NAME", defaultValue = "baton",
@@ -128,7 +127,7 @@ final class NodeCommand implements Callable<Integer> {
             description = "The database --items-sql runs on: jdbc:postgresql://HOST[:PORT]/DB?user=...&password=...")
     String itemsDb;
 
-    /** The process environment, for {@code DETECTOR_WORKERS}; replaced in tests. */
+    /** The process environment, for {@code DETECTOR_WORKERS} and {@code HOSTNAME}; replaced in tests. */
     Function<String, String> environment = System::getenv;
 
     @Option(names = "--http", paramLabel = "HOST:PORT",
@@ -186,10 +185,12 @@ final class NodeCommand implements Callable<Integer> {
             throw CliError.usage(String.join(", ", peerFlags) + (peerFlags.size() == 1 ? " applies" : " apply")
                     + " to " + owner + " only, not to " + Backends.redact(backend.strip()));
         }
-        String id = nodeId != null ? nodeId : UUID.randomUUID().toString();
+        Optional<NodeApi.Settings> api = httpSettings();
+        String id = nodeId != null ? nodeId
+                : NodeIdentity.defaultId(api.map(NodeApi.Settings::port), environment);
         requireText("--node-id", id);
         return new NodeSettings(group.strip(), id.strip(), identifier.strip(), profile,
-                new BackendSpec.Store(backend, config()), Optional.ofNullable(fencedWrites), httpSettings(),
+                new BackendSpec.Store(backend, config()), Optional.ofNullable(fencedWrites), api,
                 workSettings(), chaos);
     }
 

@@ -64,6 +64,7 @@ final class RunningNode {
     private final FencedWriter fencedWriter;
     private final NodeWorkCluster work;
     private final NodeApi api;
+    private final LeaderWaitLines waitLines;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     private RunningNode(NodeSettings settings, NodeBackend backend, PrintStream out) {
@@ -104,6 +105,8 @@ final class RunningNode {
                 .map(interval -> FencedWriter.create(election, interval, backend.callTimeout(), clock, json, lines,
                         settings.chaos()))
                 .orElse(null);
+        this.waitLines = new LeaderWaitLines(election, backend.store(), backend.callTimeout(), clock, json, lines,
+                LeaderWaitLines.Pacing.of(settings.profile()));
     }
 
     /**
@@ -190,6 +193,7 @@ final class RunningNode {
             work.start();
         }
         election.start();
+        waitLines.start();
         if (fencedWriter != null) {
             fencedWriter.start();
         }
@@ -223,6 +227,7 @@ final class RunningNode {
             if (api != null) {
                 api.close();
             }
+            waitLines.close();
             if (fencedWriter != null) {
                 fencedWriter.close();
             }

@@ -2,10 +2,10 @@ package dev.baton.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.core.time.Clock;
 import dev.baton.worker.sim.SimulatedWorker;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -63,7 +63,7 @@ final class WorkerCommand implements Callable<Integer> {
         if (reportInterval.toMillis() < 1) {
             throw CliError.usage("--report-interval must be at least 1ms, was " + reportInterval);
         }
-        JsonLines lines = new JsonLines(MAPPER, System.out);
+        WorkerLines lines = new WorkerLines(new JsonLines(MAPPER, System.out), Clock.system());
         SimulatedWorker worker;
         try {
             worker = SimulatedWorker.builder().host(host).port(port).detectionsPerSecond(detectionsPerSecond)
@@ -71,12 +71,13 @@ final class WorkerCommand implements Callable<Integer> {
         } catch (UncheckedIOException | IllegalStateException e) {
             throw CliError.usage("--port " + port + ": " + e.getMessage(), e);
         }
-        lines.write(line("worker-started").put("url", worker.uri().toString()).put("port", worker.port())
+        lines.worker = worker.uri().toString();
+        lines.write(lines.start("worker-started").put("url", worker.uri().toString()).put("port", worker.port())
                 .put("pid", ProcessHandle.current().pid()).put("detectionsPerSecond", detectionsPerSecond)
                 .put("reportIntervalMs", reportInterval.toMillis()).put("flood", flood));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             worker.close();
-            lines.write(line("worker-stopped").put("detectionsSent", worker.detectionsSent()));
+            lines.write(lines.start("worker-stopped").put("detectionsSent", worker.detectionsSent()));
             Runtime.getRuntime().halt(BatonCli.EXIT_OK);
         }, "baton-worker-shutdown"));
         try {
@@ -87,21 +88,50 @@ final class WorkerCommand implements Callable<Integer> {
         return BatonCli.EXIT_OK;
     }
 
-    private static ObjectNode line(String event) {
-        return MAPPER.createObjectNode().put("event", event).put("ts", Instant.now().toString());
+    /**
+     * The worker's lines in the node's convention ({@link EventJson}): {@code event} first, then {@code worker} (this
+     * worker's URL, the way node lines name a worker), the event's fields, and {@code ts} last, UTC with exactly
+     * three fractional digits.
+     */
+    static final class WorkerLines {
+        private final JsonLines out;
+        private final Clock clock;
+        /** This worker's URL, once it listens. */
+        volatile String worker;
+
+        WorkerLines(JsonLines out, Clock clock) {
+            this.out = out;
+            this.clock = clock;
+        }
+
+        /** A new line: {@code event}, then {@code worker} when known; the caller adds the fields. */
+        ObjectNode start(String event) {
+            ObjectNode line = MAPPER.createObjectNode().put("event", event);
+            if (worker != null) {
+                line.put("worker", worker);
+            }
+            return line;
+        }
+
+        /** Stamps {@code ts} last and prints the line. */
+        void write(ObjectNode line) {
+            line.remove("ts");
+            line.put("ts", EventJson.timestamp(clock.instant()));
+            out.write(line);
+        }
     }
 
     /** One JSON line per command and per batch. */
     private static final class Printer implements SimulatedWorker.Listener {
-        private final JsonLines lines;
+        private final WorkerLines lines;
 
-        Printer(JsonLines lines) {
+        Printer(WorkerLines lines) {
             this.lines = lines;
         }
 
         @Override
         public void onCommand(String json) {
-            ObjectNode line = line("command");
+            ObjectNode line = lines.start("command");
             try {
                 line.set("message", MAPPER.readTree(json));
             } catch (java.io.IOException e) {
@@ -112,7 +142,7 @@ final class WorkerCommand implements Callable<Integer> {
 
         @Override
         public void onBatch(Map<String, Long> detections, int subscriptions, int connections) {
-            ObjectNode line = line("batch").put("subscriptions", subscriptions).put("connections", connections)
+            ObjectNode line = lines.start("batch").put("subscriptions", subscriptions).put("connections", connections)
                     .put("detections", detections.values().stream().mapToLong(Long::longValue).sum());
             ObjectNode per = line.putObject("perSubscription");
             detections.forEach(per::put);

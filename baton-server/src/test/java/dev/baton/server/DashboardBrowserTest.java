@@ -31,6 +31,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -45,8 +47,11 @@ import org.openqa.selenium.logging.LoggingPreferences;
  * The dashboard in a real browser: three {@code baton node --http} processes (fast profile) on a private Redis, the
  * system's headless Chromium on a follower's page. The page shows the leader and its term; after the leader is
  * SIGKILLed it shows the new leader under a higher term and the change on its timeline. The nodes run the work
- * cluster with two simulated workers, so the page also shows the item's worker and status from {@code /work/state}. Screenshots of both moments
- * go to {@code target/dashboard-before-kill.png} and {@code target/dashboard.png}.
+ * cluster with two simulated workers, so the page also shows the item's worker and status from {@code /work/state}, and
+ * the workers panel each worker's state and items. The nodes' ids are UUIDs and the item's id has separators: no id
+ * is split inside a word, at a desktop width or a phone's, and the leader card keeps its id on one line. Screenshots
+ * go to {@code target/dashboard-before-kill.png}, {@code dashboard-1400x900.png}, {@code dashboard-390x844.png} (and
+ * the whole page at that width, {@code dashboard-390-full-page.png}) and, after the failover, {@code dashboard.png}.
  *
  * <p>Uses Debian's {@code /usr/bin/chromium} and {@code /usr/bin/chromedriver} (packages {@code chromium} and
  * {@code chromium-driver}; other paths through {@code -Dbaton.test.chromium} and {@code -Dbaton.test.chromedriver})
@@ -61,6 +66,9 @@ class DashboardBrowserTest {
     /** Lease TTL (3 s) + election + one poll of the page, with slack for a busy machine. */
     private static final Duration FAILOVER_SHOWN = Duration.ofSeconds(15);
     private static final String ITEM = "display-1;camera-7";
+    /** UUIDs, as nodes started without --node-id and without --http get: the page must show them without a mess. */
+    private static final List<String> NODE_IDS = List.of("3f2a9c1e-8d4b-4c1a-9e7f-2b6d8a9b7d41",
+            "7c9e6679-7425-40de-944b-e07fc1f90ae1", "c56a4180-65aa-42ec-a945-5fd21dec0538");
 
     private Path chromium;
     private Path chromedriver;
@@ -113,7 +121,7 @@ class DashboardBrowserTest {
             workers.add(SimulatedWorker.builder().reportInterval(Duration.ofSeconds(1)).start());
         }
         String workerList = workers.get(0).uri() + "," + workers.get(1).uri();
-        for (String name : List.of("n1", "n2", "n3")) {
+        for (String name : NODE_IDS) {
             int port = NginxProcess.freeLoopbackPort();
             nodeUrls.put(name, URI.create("http://127.0.0.1:" + port));
             nodes.start(name, "--backend", redis.uri(), "--group", GROUP, "--profile", "fast",
@@ -129,7 +137,7 @@ class DashboardBrowserTest {
         browser = startBrowser();
         browser.get(nodeUrls.get(follower).resolve("/").toString());
         awaitOnPage("the leader and term of the running cluster", () ->
-                text("leader-id").equals(firstLeader) && text("leader-term").equals(Long.toString(firstTerm))
+                leaderShown().equals(firstLeader) && text("leader-term").equals(Long.toString(firstTerm))
                         && browser.findElements(By.cssSelector("#nodes tbody tr")).size() == 3
                         && !browser.findElements(By.cssSelector("#items tr[data-item='" + ITEM + "']")).isEmpty()
                         && itemAssignment().equals(List.of(runningWorker(), "active")));
@@ -137,18 +145,35 @@ class DashboardBrowserTest {
         assertThat(browser.findElement(By.id("banner")).isDisplayed()).as("no banner while all is well").isFalse();
         assertThat(browser.findElement(By.cssSelector("#nodes tr.is-leader")).getDomAttribute("data-node"))
                 .isEqualTo(firstLeader);
+        assertThat(browser.findElement(By.id("leader-id")).getDomProperty("title")).isEqualTo(firstLeader);
+        awaitOnPage("both workers in the workers panel, the item on its worker", () ->
+                browser.findElement(By.id("workers-section")).isDisplayed()
+                        && browser.findElements(By.cssSelector("#workers tbody tr")).size() == 2
+                        && workerRow(runningWorker()).contains(ITEM) && workerRow(runningWorker()).contains("online"));
+        assertIdsAreWhole();
         screenshot("dashboard-before-kill.png");
+        browser.manage().window().setSize(new Dimension(1400, 900));
+        assertIdsAreWhole();
+        screenshot("dashboard-1400x900.png");
+        browser.manage().window().setSize(new Dimension(390, 844));
+        assertIdsAreWhole();
+        screenshot("dashboard-390x844.png");
+        long pageHeight = (Long) ((JavascriptExecutor) browser).executeScript(
+                "return document.documentElement.scrollHeight;");
+        browser.manage().window().setSize(new Dimension(390, (int) Math.min(4000, pageHeight + 150)));
+        screenshot("dashboard-390-full-page.png");
+        browser.manage().window().setSize(new Dimension(1366, 900));
 
         nodes.all().stream().filter(node -> node.name().equals(firstLeader)).findFirst().orElseThrow().sigkill();
         awaitOnPage("a new leader under a higher term after the SIGKILL", () -> {
-            String shown = text("leader-id");
+            String shown = leaderShown();
             return !shown.equals(firstLeader) && nodeUrls.containsKey(shown)
                     && Long.parseLong(text("leader-term")) > firstTerm;
         });
-        String secondLeader = text("leader-id");
+        String secondLeader = leaderShown();
         awaitOnPage("the new leader on the leadership timeline", () ->
                 browser.findElements(By.cssSelector("#timeline li.elected")).stream()
-                        .anyMatch(entry -> entry.getText().contains(secondLeader + " elected leader")));
+                        .anyMatch(entry -> entry.getText().replace("\n", "").contains(secondLeader + " elected leader")));
         awaitOnPage("the item still on its worker after the failover", () ->
                 itemAssignment().equals(List.of(runningWorker(), "active")));
         screenshot("dashboard.png");
@@ -183,6 +208,45 @@ class DashboardBrowserTest {
     private List<String> itemAssignment() {
         return browser.findElements(By.cssSelector("#items tr[data-item='" + ITEM + "'] td.assignment")).stream()
                 .map(cell -> cell.getText().trim()).toList();
+    }
+
+    /** The full id of the leader the page shows (the card may shorten a long one). */
+    private String leaderShown() {
+        List<WebElement> found = browser.findElements(By.id("leader-id"));
+        return found.isEmpty() ? "" : String.valueOf(found.get(0).getDomAttribute("data-leader"));
+    }
+
+    /** The text of the workers panel's row for {@code url}, or "" if there is none. */
+    private String workerRow(String url) {
+        return browser.findElements(By.cssSelector("#workers tbody tr")).stream()
+                .filter(row -> url.equals(row.getDomAttribute("data-worker"))).map(WebElement::getText)
+                .findFirst().orElse("");
+    }
+
+    /**
+     * Every id on the page (nodes, items, workers) is broken, if at all, only between its parts: no part between two
+     * separators is split over two lines. And the leader card shows its id on one line, the full id in its title.
+     */
+    private void assertIdsAreWhole() {
+        Object split = ((JavascriptExecutor) browser).executeScript("""
+                const broken = [];
+                for (const id of document.querySelectorAll('.id')) {
+                  for (const node of id.childNodes) {
+                    if (node.nodeType !== Node.TEXT_NODE || node.textContent.trim() === '') continue;
+                    const range = document.createRange();
+                    range.selectNodeContents(node);
+                    const lines = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
+                    if (lines.size > 1) broken.push(node.textContent);
+                  }
+                }
+                const leader = document.getElementById('leader-id');
+                const range = document.createRange();
+                range.selectNodeContents(leader);
+                const lines = new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top)));
+                if (lines.size > 1 || leader.scrollWidth > leader.clientWidth + 1) broken.push('leader card');
+                return broken;""");
+        assertThat((List<?>) split).as("id parts split over two lines at width "
+                + browser.manage().window().getSize().width).isEmpty();
     }
 
     private String text(String id) {

@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -54,7 +55,23 @@ class WorkerCommandTest {
             worker.sigterm();
             assertThat(worker.awaitExit(Duration.ofSeconds(10))).isZero();
             assertThat(worker.last("worker-stopped")).isPresent();
+            assertLinesFollowTheNodeConvention(worker, uri);
         }
+    }
+
+    /** As {@code baton node}'s lines: {@code event} first, {@code ts} last with milliseconds, UTC. */
+    private static void assertLinesFollowTheNodeConvention(NodeProcess worker, URI uri) {
+        assertThat(worker.notJson()).isEmpty();
+        assertThat(worker.lines()).isNotEmpty().allSatisfy(line -> {
+            List<String> fields = new ArrayList<>();
+            line.fieldNames().forEachRemaining(fields::add);
+            assertThat(fields.get(0)).as(line.toString()).isEqualTo("event");
+            assertThat(fields.get(1)).as(line.toString()).isEqualTo("worker");
+            assertThat(fields.get(fields.size() - 1)).as(line.toString()).isEqualTo("ts");
+            assertThat(line.get("worker").asText()).isEqualTo(uri.toString());
+            assertThat(line.get("ts").asText()).as(line.toString())
+                    .matches("\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z");
+        });
     }
 
     @Test

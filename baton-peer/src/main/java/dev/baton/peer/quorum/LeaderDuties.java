@@ -14,6 +14,7 @@ import dev.baton.peer.quorum.QuorumMessage.Probe;
 import dev.baton.peer.quorum.QuorumMessage.ProbeRequest;
 import dev.baton.peer.quorum.QuorumMessage.SeedKeepAlive;
 import dev.baton.peer.transport.PeerAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -44,9 +45,22 @@ final class LeaderDuties {
         long basis = NO_STAMP;
         long joinedAtMillis;
         long lastSeenMillis;
+        /** When this member was last sent the whole table; see {@link #lastSeenRefresh}. */
+        long alignedAt = NO_STAMP;
         boolean probing;
         long probeId;
         long probeDeadline;
+    }
+
+    /**
+     * How often a follower is sent the whole table even though it holds the newest revision: half the heartbeat
+     * timeout, at least a second. The times a member was last heard from change with every keep-alive but make no
+     * revision (display only), so without this a follower's copy keeps each member's join time as its last-seen time,
+     * and its {@code /cluster/status} and dashboard show healthy members as silent for minutes.
+     */
+    static Duration lastSeenRefresh(QuorumConfig config) {
+        Duration half = config.heartbeatTimeout().dividedBy(2);
+        return half.compareTo(Duration.ofSeconds(1)) > 0 ? half : Duration.ofSeconds(1);
     }
 
     private final QuorumNode node;
@@ -209,8 +223,11 @@ final class LeaderDuties {
             // The member holds the table as of its joining: its initialisation is finished.
             setState(from, member, MemberState.ACTIVE);
         }
-        if (keepAlive.viewRevision() < revision) {
+        if (keepAlive.viewRevision() < revision || member.alignedAt == NO_STAMP
+                || now - member.alignedAt >= lastSeenRefresh(node.config()).toNanos()) {
+            // A stale follower needs the table; an up-to-date one gets it now and then for the last-seen times.
             node.send(from, alignment());
+            member.alignedAt = now;
         }
         long validFor = node.leadershipDeadline() == NO_STAMP ? 0 : Math.max(0, node.leadershipDeadline() - now);
         node.send(from, new LeaderKeepAliveAck(version, keepAlive.sentAt(), now, validFor));

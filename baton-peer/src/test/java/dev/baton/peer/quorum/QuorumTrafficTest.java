@@ -8,7 +8,10 @@ import dev.baton.peer.transport.PeerAddress;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** Messages per heartbeat interval in a settled cluster: a follower sends O(1), the leader O(N). */
+/**
+ * Messages per heartbeat interval in a settled cluster: a follower sends O(1), the leader O(N) (each follower's table
+ * once per last-seen refresh among them).
+ */
 class QuorumTrafficTest {
 
     @Test
@@ -30,8 +33,11 @@ class QuorumTrafficTest {
         for (PeerAddress address : cluster.addresses) {
             double perInterval = (double) traffic.sentBy(address) / intervals;
             if (address.equals(leader.address)) {
-                // One acknowledgement per follower, one keep-alive per other seed.
-                assertThat(perInterval).isBetween((double) size - 1, (double) size - 1 + seeds + 1);
+                // One acknowledgement per follower, one keep-alive per other seed, and each follower's table once per
+                // last-seen refresh.
+                double tables = (double) (size - 1) * cluster.config.heartbeatInterval().toNanos()
+                        / LeaderDuties.lastSeenRefresh(cluster.config).toNanos();
+                assertThat(perInterval).isBetween((double) size - 1, (double) size - 1 + seeds + 1 + tables);
             } else if (cluster.config.seeds().contains(address)) {
                 // A keep-alive to the leader and an answer to the leader's seed keep-alive.
                 assertThat(perInterval).as("messages sent by seed %s", address).isBetween(1.9, 2.1);
@@ -41,6 +47,6 @@ class QuorumTrafficTest {
         }
         assertThat(traffic.sentPerType().keySet()).containsExactlyInAnyOrder(QuorumMessage.LeaderKeepAlive.class,
                 QuorumMessage.LeaderKeepAliveAck.class, QuorumMessage.SeedKeepAlive.class,
-                QuorumMessage.SeedKeepAliveAck.class);
+                QuorumMessage.SeedKeepAliveAck.class, QuorumMessage.ClusterAlignment.class);
     }
 }

@@ -39,6 +39,8 @@
     itemsError: null,
     /** Map of item id -> {worker, status} while GET /work/state answers 200; null while it does not exist. */
     assignments: null,
+    /** The work cluster's workers from GET /work/state, or null while it does not exist. */
+    workers: null,
     workStateNextCheck: 0,
     /** Leadership changes this page saw itself, newest last; kept for the tab's session. */
     observed: [],
@@ -121,6 +123,25 @@
 
   function badge(text, kind) {
     return el('span', {className: 'badge ' + kind}, text);
+  }
+
+  /**
+   * An id (node, item, worker URL) in monospace that wraps only after its separators (; , / - _ @), never inside a
+   * word: "display-1;camera-7" may break after the ";" or a "-", "camera" stays whole; a host and port
+   * ("127.0.0.1:9001") stays whole too. The full id is its title.
+   */
+  function idText(value) {
+    const text = value === null || value === undefined ? '?' : String(value);
+    const span = el('span', {className: 'mono id', title: text});
+    for (const part of text.split(/(?<=[;,/\-_@])/)) {
+      span.append(document.createTextNode(part), el('wbr', {}));
+    }
+    return span;
+  }
+
+  /** A long id shortened to its start and end ("3f2a9c1e…9b7d41"); short ids unchanged. */
+  function shortId(text) {
+    return text.length > 24 ? text.slice(0, 8) + '…' + text.slice(-6) : text;
   }
 
   // ---- time -------------------------------------------------------------------------------------------------------
@@ -290,8 +311,10 @@
     if (askWorkState && workState.status === 'fulfilled' && workState.value !== null) {
       if (workState.value.status === 200 && workState.value.body !== null) {
         model.assignments = parseAssignments(workState.value.body);
+        model.workers = parseWorkers(workState.value.body);
       } else if (workState.value.status === 404 || workState.value.status === 501) {
         model.assignments = null;
+        model.workers = null;
         model.workStateNextCheck = Date.now() + WORK_STATE_RECHECK_MS;
       }
       // Any other answer (a node restarting, a proxy error) keeps what was shown last.
@@ -337,6 +360,22 @@
       }
     }
     return result;
+  }
+
+  /** The "workers" list of GET /work/state: url, online, status, load, items and last report of each. */
+  function parseWorkers(body) {
+    if (!isObject(body) || !Array.isArray(body.workers)) {
+      return [];
+    }
+    return body.workers.filter(isObject).map((w) => ({
+      url: w.url === undefined || w.url === null ? '?' : String(w.url),
+      online: w.online === true,
+      status: w.status === undefined || w.status === null ? null : String(w.status),
+      load: Number(w.subscription_count) || 0,
+      cpu: typeof w.cpu_usage === 'number' ? w.cpu_usage : null,
+      items: Array.isArray(w.subscriptions) ? w.subscriptions.map(String).sort() : [],
+      lastReport: w.last_heartbeat || null,
+    })).sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
   }
 
   function firstDefined(...values) {
@@ -426,6 +465,7 @@
     renderPart('timeline', timelineData(), renderTimeline);
     renderPart('events', otherEventsData(), renderOtherEvents);
     renderPart('items', itemsData(), renderItems);
+    renderPart('workers', model.workers, renderWorkers);
     refreshRelativeTimes();
   }
 
@@ -451,8 +491,9 @@
       return;
     }
     const leader = s.leader_id ? String(s.leader_id) : '';
-    setText('leader-id', leader || 'none');
+    setText('leader-id', leader ? shortId(leader) : 'none');
     $('leader-id').setAttribute('data-leader', leader);
+    $('leader-id').title = leader;
     setText('leader-term', String(Number(s.term) || 0));
     setText('cluster-size', String(Number(s.cluster_size) || 0));
     setText('cluster-ready', s.cluster_ready ? 'ready: a leader is known and the backend answers' : 'not ready');
@@ -544,7 +585,7 @@
       const state = m.state || 'unknown';
       const stateKind = state === 'active' ? 'ok' : (state === 'unreachable' || state === 'removed' ? 'bad' : 'warn');
       return el('tr', {className: isLeader ? 'is-leader' : null, 'data-node': m.id},
-          el('td', {}, el('span', {className: 'mono'}, m.id === undefined ? '?' : m.id), ' ',
+          el('td', {}, idText(m.id), ' ',
               m.id === d.self ? badge('this node', 'self') : null),
           el('td', {}, m.name || '—'),
           el('td', {}, badge(isLeader ? 'leader' : (m.role || 'follower'), isLeader ? 'leader' : 'follower')),
@@ -571,6 +612,7 @@
         reason: data.reason || null,
         at: toMillis(e.timestamp),
         id: Number(e.id) || 0,
+        by: data.observed_by ? String(data.observed_by) : null,
         source: 'log',
       });
     }
@@ -588,14 +630,15 @@
     const items = d.entries.map((e) => {
       let text;
       if (e.kind === 'elected') {
-        text = [el('strong', {className: 'mono'}, e.node || '?'), ' elected leader, term ' + e.term];
+        text = [el('strong', {}, idText(e.node)), ' elected leader, term ' + e.term];
       } else if (e.kind === 'lost') {
-        text = [el('strong', {className: 'mono'}, e.node || '?'), ' lost leadership of term ' + e.term
+        text = [el('strong', {}, idText(e.node)), ' lost leadership of term ' + e.term
             + (e.reason ? ' (' + String(e.reason).toLowerCase() + ')' : '')];
       } else {
-        text = ['No leader known after ', el('strong', {className: 'mono'}, e.node || '?'), ', term ' + e.term];
+        text = ['No leader known after ', el('strong', {}, idText(e.node)), ', term ' + e.term];
       }
-      const source = e.source === 'log' ? 'event log' : 'seen by this page' + (e.by ? ' via ' + e.by : '');
+      const source = e.source === 'log' ? 'event log' + (e.by ? ', as ' + e.by + ' learned of it' : '')
+          : 'seen by this page' + (e.by ? ' via ' + e.by : '');
       return el('li', {className: e.kind},
           el('span', {className: 'when'}, e.at ? clockTime(e.at) : '—', e.at ? relativeTime(e.at) : null),
           el('span', {}, ...text, el('br'), el('span', {className: 'source'}, source)));
@@ -668,16 +711,37 @@
         : 'Desired items, written by the leader under its term.'
           + (d.withAssignment ? ' Assignment from the work-assignment state.' : ''));
     const rows = d.items.map((i) => el('tr', {'data-item': i.id},
-        el('td', {}, el('span', {className: 'mono'}, i.id)),
-        el('td', {}, el('span', {className: 'mono'}, i.stream || '—')),
+        el('td', {}, idText(i.id)),
+        el('td', {}, i.stream ? idText(i.stream) : '—'),
         el('td', {title: i.modelId && i.modelId !== i.model ? i.modelId : null}, i.model || '—'),
         el('td', {className: 'num'}, i.weight === null ? '—' : i.weight),
         el('td', {className: 'num'}, i.term === null ? '—' : i.term),
-        el('td', {}, i.by || '—'),
-        el('td', {className: 'assignment'}, i.worker || '—'),
+        el('td', {}, i.by ? idText(i.by) : '—'),
+        el('td', {className: 'assignment'}, i.worker ? idText(i.worker) : '—'),
         el('td', {className: 'assignment'}, i.status ? badge(i.status, statusKind(i.status)) : '—')));
     document.querySelector('#items tbody').replaceChildren(...rows);
     $('items-empty').hidden = rows.length > 0 || Boolean(d.error);
+  }
+
+  function renderWorkers(workers) {
+    $('workers-section').hidden = workers === null;
+    if (workers === null) {
+      return;
+    }
+    const online = workers.filter((w) => w.online).length;
+    setText('workers-note', online + ' of ' + workers.length + ' online, as the leader last reported them.'
+        + ' Load is the number of items a worker runs.');
+    const rows = workers.map((w) => el('tr', {'data-worker': w.url, className: w.online ? null : 'offline'},
+        el('td', {}, idText(w.url)),
+        el('td', {}, badge(w.online ? 'online' : 'offline', w.online ? 'ok' : 'bad'),
+            w.status && w.status !== 'online' && w.status !== 'offline' ? ' ' + w.status : null),
+        el('td', {className: 'num'}, String(w.load),
+            w.cpu === null ? null : el('span', {className: 'muted small'}, ' · cpu ' + Math.round(w.cpu) + '%')),
+        el('td', {className: 'worker-items'}, w.items.length ? el('ul', {className: 'chips'},
+            ...w.items.map((item) => el('li', {className: 'mono', title: item}, item))) : '—'),
+        el('td', {}, relativeTime(w.lastReport))));
+    document.querySelector('#workers tbody').replaceChildren(...rows);
+    $('workers-empty').hidden = rows.length > 0;
   }
 
   function statusKind(status) {

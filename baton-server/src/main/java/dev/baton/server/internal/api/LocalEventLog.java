@@ -1,6 +1,8 @@
 package dev.baton.server.internal.api;
 
 import dev.baton.core.Election;
+import dev.baton.core.ElectionEvent;
+import dev.baton.core.LeaderInfo;
 import dev.baton.core.eventlog.ClusterEventRecorder;
 import dev.baton.core.store.ClusterEvent;
 import dev.baton.core.store.EventLogStore;
@@ -31,10 +33,25 @@ final class LocalEventLog implements EventLogStore {
         this.clock = clock;
     }
 
-    /** A log that records {@code election}'s events from now on; attach it before the election starts. */
+    /**
+     * A log that records {@code election}'s events from now on; attach it before the election starts.
+     *
+     * <p>Besides what the recorder writes (a node records the terms it won itself), a follower records each leader it
+     * learns of as {@code leader_elected} under that leader's id, with {@code observed_by} naming this node: on the
+     * serverless backends this log is the only history there is, and without it a follower's dashboard would say that
+     * no leadership change was ever recorded while it follows a leader of term 3.
+     */
     static LocalEventLog recording(Election election, Clock clock) {
         LocalEventLog log = new LocalEventLog(clock);
         ClusterEventRecorder.attach(election, log);
+        election.addListener(event -> {
+            if (event instanceof ElectionEvent.LeaderChanged changed && changed.leader().isPresent()
+                    && !changed.leader().get().nodeId().equals(election.nodeId())) {
+                LeaderInfo leader = changed.leader().get();
+                log.appendEvent(election.group(), leader.nodeId(), "leader_elected",
+                        Map.of("term", Long.toString(leader.term()), "observed_by", election.nodeId()));
+            }
+        });
         return log;
     }
 
