@@ -134,7 +134,7 @@ public final class Baton {
                     ownEvents != null ? ownEvents::execute : eventExecutor,
                     metrics, afterClose);
             if (recordEvents) {
-                ClusterEventRecorder.attach(election, store);
+                ClusterEventRecorder.attach(election, store.events());
             }
             return election;
         }

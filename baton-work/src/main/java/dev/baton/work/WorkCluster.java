@@ -224,7 +224,7 @@ public final class WorkCluster implements AutoCloseable {
             }
             state = State.STARTED;
         }
-        channel = store.subscribe(layout.processChannel(processId), bytes -> scheduler.execute(() -> {
+        channel = store.bus().subscribe(layout.processChannel(processId), bytes -> scheduler.execute(() -> {
             if (state == State.STARTED) {
                 inbox.received(bytes);
             }
@@ -404,7 +404,7 @@ public final class WorkCluster implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         BusMessage.Regenerate notice = new BusMessage.Regenerate(group, reason, processId, clock.instant().toString());
-        return store.publish(layout.commandsChannel(), codec.encode(notice)).thenApply(n -> null);
+        return store.bus().publish(layout.commandsChannel(), codec.encode(notice)).thenApply(n -> null);
     }
 
     /**
@@ -412,7 +412,7 @@ public final class WorkCluster implements AutoCloseable {
      * this one leads. Fails if the store cannot be read.
      */
     public CompletableFuture<WorkClusterState> getState() {
-        return StateReader.read(store, membership, group, layout, workerUrls).thenApply(read -> {
+        return StateReader.read(store.maps(), membership, group, layout, workerUrls).thenApply(read -> {
             LeaderRole current = role;
             return read.as(processId, current != null && current.isActive());
         });

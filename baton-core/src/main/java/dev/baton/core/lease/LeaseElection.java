@@ -158,7 +158,8 @@ public final class LeaseElection implements Election {
                 FailureLog.DEFAULT_INTERVAL, failureLines));
         this.calls = new TimedCalls(scheduler, clock, this.metrics, link);
         this.afterClose = afterClose;
-        this.membership = new LeaseMembership(store, group, self.withRole(Role.FOLLOWER), config, scheduler, clock,
+        this.membership = new LeaseMembership(store.registry(), group, self.withRole(Role.FOLLOWER), config,
+                scheduler, clock,
                 this.metrics, link, events::emit, this::reportError);
     }
 
@@ -274,7 +275,7 @@ public final class LeaseElection implements Election {
 
     @Override
     public FencedRegister fencedRegister(String name) {
-        return new FencedRegister(store, group, name);
+        return new FencedRegister(store.registers(), group, name);
     }
 
     /**
@@ -317,7 +318,7 @@ public final class LeaseElection implements Election {
         }
         state = State.FOLLOWING;
         link.started();
-        leaseNotices = store.watch(group, notice -> scheduler.execute(() -> onNotice(notice)));
+        leaseNotices = store.leases().watch(group, notice -> scheduler.execute(() -> onNotice(notice)));
         openElection();
         attempt();
         // Registering after the acquire keeps the registry write off the first election's path.
@@ -344,7 +345,7 @@ public final class LeaseElection implements Election {
         long attemptGeneration = generation;
         long sentAt = clock.nanoTime();
         NodeInfo candidate = membership.self().withRole(Role.LEADER);
-        calls.call("acquire", config.storeTimeout(), () -> store.acquire(group, candidate, config.leaseTtl()),
+        calls.call("acquire", config.storeTimeout(), () -> store.leases().acquire(group, candidate, config.leaseTtl()),
                 (result, error) -> onAcquireReply(attemptGeneration, sentAt, result, error),
                 this::onLateAcquireReply);
     }
@@ -461,7 +462,7 @@ public final class LeaseElection implements Election {
         }
         Duration timeout = Duration.ofNanos(Math.min(config.storeTimeout().toNanos(), left));
         long term = current.term();
-        calls.call("renew", timeout, () -> store.renew(group, nodeId, term, config.leaseTtl()),
+        calls.call("renew", timeout, () -> store.leases().renew(group, nodeId, term, config.leaseTtl()),
                 (renewed, error) -> onRenewReply(renewalGeneration, sentAt, renewed, error));
     }
 
@@ -527,7 +528,7 @@ public final class LeaseElection implements Election {
                 new ElectionEvent.LeadershipLost(clock.instant(), term, LossReason.RELEASED));
         learnLeader(null);
         Runnable sendRelease = once(() -> calls.call("release", config.storeTimeout(),
-                () -> store.release(group, nodeId, term), (released, error) -> {
+                () -> store.leases().release(group, nodeId, term), (released, error) -> {
                     if (error != null) {
                         reportError("release", "releasing the lease of term " + term + " failed", error);
                     }
@@ -552,7 +553,8 @@ public final class LeaseElection implements Election {
     }
 
     private void releaseQuietly(long term) {
-        calls.call("release", config.storeTimeout(), () -> store.release(group, nodeId, term), (released, error) -> {
+        calls.call("release", config.storeTimeout(), () -> store.leases().release(group, nodeId, term),
+                (released, error) -> {
         });
     }
 

@@ -63,7 +63,8 @@ public final class LeaderRole {
         this.env = env;
         this.leadership = leadership;
         this.onStopped = onStopped;
-        this.writer = new TermWriter(env.store(), env.group(), env.processId(), leadership.term(), env.scheduler(),
+        this.writer = new TermWriter(env.store().maps(), env.group(), env.processId(), leadership.term(), env
+                .scheduler(),
                 () -> active, leadership::isValid, this::deposed);
         this.pool = new WorkerPool(env, writer, this::isActive, new WorkerPool.Callbacks() {
             @Override
@@ -122,7 +123,7 @@ public final class LeaderRole {
         }
         active = true;
         log.info("leading the work cluster in term {}: {} workers", leadership.term(), env.workerUrls().size());
-        commands = env.store().subscribe(env.config().layout().commandsChannel(),
+        commands = env.store().bus().subscribe(env.config().layout().commandsChannel(),
                 bytes -> env.scheduler().execute(() -> onCommand(bytes)));
         pool.start();
         router.start();
@@ -206,7 +207,7 @@ public final class LeaderRole {
         if (message instanceof BusMessage.Regenerate r) {
             regenerate("regenerate_subscriptions from " + r.triggeredBy() + ": " + r.reason());
         } else if (message instanceof BusMessage.Request request) {
-            handle(request).thenAccept(response -> env.store().publish(
+            handle(request).thenAccept(response -> env.store().bus().publish(
                     env.config().layout().processChannel(request.replyTo()), env.codec().encode(response)));
         } else {
             badCommands.dropped("a " + message.type() + " message does not belong on the commands channel");
@@ -266,7 +267,8 @@ public final class LeaderRole {
 
     private void unsubscribeCamera(BusMessage.UnsubscribeCamera u, CompletableFuture<BusMessage.Response> answer) {
         String itemsMap = env.config().layout().itemsMap();
-        env.store().mapEntries(env.group(), itemsMap).whenComplete((entries, error) -> env.scheduler().execute(() -> {
+        env.store().maps().mapEntries(env.group(), itemsMap).whenComplete((entries, error) -> env.scheduler()
+                .execute(() -> {
             if (!active) {
                 return;
             }

@@ -80,7 +80,8 @@ final class Reconciler {
 
     /** Loads the recorded actual state, regenerates the desired state, and starts the timers. */
     void start() {
-        env.store().mapEntries(env.group(), actualMap).whenComplete((entries, error) -> env.scheduler().execute(() -> {
+        env.store().maps().mapEntries(env.group(), actualMap).whenComplete((entries, error) -> env.scheduler()
+                .execute(() -> {
             if (!active.getAsBoolean()) {
                 return;
             }
@@ -154,7 +155,7 @@ final class Reconciler {
         regenerating = true;
         log.debug("regenerating the desired state: {}", reason);
         CompletableFuture<SortedMap<String, FencedValue>> stored =
-                env.store().mapEntries(env.group(), env.config().layout().itemsMap());
+                env.store().maps().mapEntries(env.group(), env.config().layout().itemsMap());
         CompletableFuture<List<WorkItem>> fromSource = CompletableFuture.supplyAsync(() -> {
             try {
                 return env.source().load();

@@ -70,7 +70,7 @@ final class ResultRouter {
         inbound.hold();
         CompletableFuture<Long> sent;
         try {
-            sent = env.store().publish(env.config().layout().processChannel(process), bytes);
+            sent = env.store().bus().publish(env.config().layout().processChannel(process), bytes);
         } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
         }
@@ -93,9 +93,9 @@ final class ResultRouter {
     void start() {
         String group = env.group();
         CompletableFuture<SortedMap<String, FencedValue>> cards =
-                env.store().mapEntries(group, env.config().layout().listenersMap());
+                env.store().maps().mapEntries(group, env.config().layout().listenersMap());
         CompletableFuture<SortedMap<String, FencedValue>> assignments =
-                env.store().mapEntries(group, env.config().layout().assignmentsMap());
+                env.store().maps().mapEntries(group, env.config().layout().assignmentsMap());
         CompletableFuture.allOf(cards, assignments).whenComplete((ok, error) -> env.scheduler().execute(() -> {
             if (stopped) {
                 return;

@@ -65,7 +65,7 @@ class DeposedLeaderTest {
     }
 
     private void desire(String item, String node, long term) {
-        store.fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, item, node, term,
+        store.maps().fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, item, node, term,
                 WorkItemJson.toJson(SimCluster.item(item)));
     }
 
@@ -74,14 +74,14 @@ class DeposedLeaderTest {
     }
 
     private boolean nothingRecorded() {
-        return store.mapEntries("cameras", "worker:actual_subscriptions").join().isEmpty();
+        return store.maps().mapEntries("cameras", "worker:actual_subscriptions").join().isEmpty();
     }
 
     @Test
     void aLeaderOfAnOldTermIsRefusedByTheStoreAndSubscribesNothing() {
-        long oldTerm = granted(store.acquire("cameras", NodeInfo.of("old", "x"), Duration.ofSeconds(1)));
+        long oldTerm = granted(store.leases().acquire("cameras", NodeInfo.of("old", "x"), Duration.ofSeconds(1)));
         clock.advance(Duration.ofSeconds(2));
-        long newTerm = granted(store.acquire("cameras", NodeInfo.of("new", "x"), Duration.ofSeconds(30)));
+        long newTerm = granted(store.leases().acquire("cameras", NodeInfo.of("new", "x"), Duration.ofSeconds(30)));
         assertThat(newTerm).isGreaterThan(oldTerm);
         desire("d1;c1", "new", newTerm);
 
@@ -98,7 +98,7 @@ class DeposedLeaderTest {
 
     @Test
     void aLeaderFrozenPastItsDeadlineWritesAndSendsNothingWhenItResumes() {
-        long term = granted(store.acquire("cameras", NodeInfo.of("frozen", "x"), Duration.ofSeconds(3)));
+        long term = granted(store.leases().acquire("cameras", NodeInfo.of("frozen", "x"), Duration.ofSeconds(3)));
         LeaderRole role = role(leadership("frozen", term), WorkClusterConfig.fast(), Runnable::run, r -> { });
         scheduler.advance(Duration.ofSeconds(2)); // connected, reported, settled; nothing desired yet
         assertThat(role.isActive()).isTrue();
@@ -117,7 +117,7 @@ class DeposedLeaderTest {
 
     @Test
     void aLeaderWhoseLeadershipIsExtendedAfterAFreezeCarriesOn() {
-        long term = granted(store.acquire("cameras", NodeInfo.of("thawed", "x"), Duration.ofSeconds(30)));
+        long term = granted(store.leases().acquire("cameras", NodeInfo.of("thawed", "x"), Duration.ofSeconds(30)));
         LeaseDeadline deadline = new LeaseDeadline(clock.nanoTime() + Duration.ofMillis(2500).toNanos());
         Leadership leadership = deadline.leadership("cameras", "thawed", term, clock, t -> true);
         List<Runnable> hookCalls = new ArrayList<>(); // the source and the assignment hook run when the test says
@@ -152,7 +152,7 @@ class DeposedLeaderTest {
 
     @Test
     void commandsWaitingForTheRateLimitAreNotSentOnceTheDeadlinePassed() {
-        long term = granted(store.acquire("cameras", NodeInfo.of("slow", "x"), Duration.ofSeconds(30)));
+        long term = granted(store.leases().acquire("cameras", NodeInfo.of("slow", "x"), Duration.ofSeconds(30)));
         for (int i = 1; i <= 4; i++) {
             desire("d" + i + ";c1", "slow", term);
         }
