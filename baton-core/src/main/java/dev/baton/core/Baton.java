@@ -112,7 +112,8 @@ public final class Baton {
             return this;
         }
 
-        public Election build() {
+        /** Builds the election, not started; it offers the store's fenced registers and process registry. */
+        public StoreElection build() {
             if (group == null || group.isBlank()) {
                 throw new IllegalArgumentException("group must be set");
             }
@@ -128,7 +129,7 @@ public final class Baton {
                     ownScheduler.execute(() -> ownScheduler.close(java.time.Duration.ZERO));
                 }
             };
-            Election election = new LeaseElection(store, group, self, config, clock,
+            StoreElection election = new LeaseElection(store, group, self, config, clock,
                     ownScheduler != null ? ownScheduler : scheduler,
                     random != null ? random : new Random(new SecureRandom().nextLong()),
                     ownEvents != null ? ownEvents::execute : eventExecutor,

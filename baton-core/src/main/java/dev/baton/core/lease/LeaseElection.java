@@ -9,7 +9,8 @@ import dev.baton.core.ElectionListener;
 import dev.baton.core.ElectionMetrics;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
-import dev.baton.core.Membership;
+import dev.baton.core.Registry;
+import dev.baton.core.StoreElection;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.NodeState;
 import dev.baton.core.Registration;
@@ -63,7 +64,7 @@ import org.slf4j.LoggerFactory;
  *       fallback for lost notices.</li>
  * </ol>
  */
-public final class LeaseElection implements Election {
+public final class LeaseElection implements StoreElection {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseElection.class);
 
@@ -269,7 +270,7 @@ public final class LeaseElection implements Election {
     }
 
     @Override
-    public Membership membership() {
+    public Registry membership() {
         return membership;
     }
 

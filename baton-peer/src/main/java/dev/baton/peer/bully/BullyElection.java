@@ -78,11 +78,7 @@ public final class BullyElection extends PeerElection {
         this.node = new BullyNode(group, transport.local(), Objects.requireNonNull(card, "card"), config, transport,
                 calls, standalone, Objects.requireNonNull(clock, "clock"), scheduler,
                 Objects.requireNonNull(random, "random"), events());
-        this.membership = new PeerMembership(new Members(), scheduler,
-                "the bully backend's members are the nodes that run the protocol: a process joins by running a"
-                        + " BullyElection, not by registration",
-                "the bully backend removes a member when it leaves (close()) or its failure is confirmed; it cannot"
-                        + " remove another node");
+        this.membership = new PeerMembership(new Members(), scheduler);
         transport.setHandler((from, message) -> scheduler.execute(() -> node.onMessage(from, message)));
     }
 

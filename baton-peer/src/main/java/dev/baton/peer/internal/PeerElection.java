@@ -8,7 +8,6 @@ import dev.baton.core.Leadership;
 import dev.baton.core.MemberStatus;
 import dev.baton.core.NodeState;
 import dev.baton.core.Registration;
-import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.internal.EventDispatcher;
 import dev.baton.core.time.Scheduler;
 import java.time.Duration;
@@ -169,20 +168,6 @@ public abstract class PeerElection implements Election {
     @Override
     public final Registration addListener(ElectionListener listener, Executor executor) {
         return events.add(listener, executor);
-    }
-
-    /**
-     * Not available: a fenced register needs a shared store that refuses writes from older terms, and the serverless
-     * backends have none. Fence writes with {@link Leadership#term()} in the resource itself (for a resource in one
-     * process, {@code dev.baton.core.fencing.Fence}).
-     *
-     * @throws UnsupportedOperationException always
-     */
-    @Override
-    public final FencedRegister fencedRegister(String name) {
-        throw new UnsupportedOperationException(backendName() + " has no shared store for fenced registers:"
-                + " pass Leadership.term() with each write and let the resource refuse older terms"
-                + " (dev.baton.core.fencing.Fence for a resource in one process)");
     }
 
     @Override

@@ -69,11 +69,7 @@ public final class QuorumElection extends PeerElection {
         this.node = new QuorumNode(group, transport.local(), Objects.requireNonNull(card, "card"), config, transport,
                 Objects.requireNonNull(durable, "durable"), Objects.requireNonNull(clock, "clock"), scheduler,
                 Objects.requireNonNull(random, "random"), events());
-        this.membership = new PeerMembership(new QuorumMembership(node), scheduler,
-                "the quorum backend's members are the nodes that run the protocol: a process joins by running a"
-                        + " QuorumElection, not by registration",
-                "the quorum backend removes a member when it leaves (close()) or stays silent for ttlTimeout; it"
-                        + " cannot remove another node");
+        this.membership = new PeerMembership(new QuorumMembership(node), scheduler);
         transport.setHandler((from, message) -> scheduler.execute(() -> node.onMessage(from, message)));
     }
 

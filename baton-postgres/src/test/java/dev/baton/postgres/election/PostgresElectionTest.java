@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.core.Baton;
-import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LeadershipAcquired;
@@ -15,6 +14,7 @@ import dev.baton.core.ElectionEvent.MemberJoined;
 import dev.baton.core.ElectionEvent.MemberRemoved;
 import dev.baton.core.Leadership;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.StoreElection;
 import dev.baton.core.fencing.StaleTermException;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.postgres.PostgresStore;
@@ -88,7 +88,7 @@ class PostgresElectionTest {
     private final class Node {
         final String app;
         final PostgresStore store;
-        final Election election;
+        final StoreElection election;
         final List<ElectionEvent> events = new CopyOnWriteArrayList<>();
 
         Node(String id, ElectionConfig config) {
