@@ -2,8 +2,8 @@ package dev.baton.server;
 
 import dev.baton.core.Election;
 import dev.baton.core.ElectionMetrics;
-import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
 import io.micrometer.core.instrument.MeterRegistry;

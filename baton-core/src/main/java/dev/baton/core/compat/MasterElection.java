@@ -2,11 +2,11 @@ package dev.baton.core.compat;
 
 import dev.baton.core.Baton;
 import dev.baton.core.ElectionConfig;
-import dev.baton.core.StoreElection;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Registration;
 import dev.baton.core.Role;
+import dev.baton.core.StoreElection;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.StoreException;
 import java.time.Duration;

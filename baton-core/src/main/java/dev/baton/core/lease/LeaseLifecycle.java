@@ -1,7 +1,7 @@
 package dev.baton.core.lease;
 
 import dev.baton.core.ElectionConfig;
-import dev.baton.core.internal.EventDispatcher;
+import dev.baton.core.spi.EventDispatcher;
 import dev.baton.core.time.Scheduler;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;

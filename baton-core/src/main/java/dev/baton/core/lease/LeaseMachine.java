@@ -1,21 +1,21 @@
 package dev.baton.core.lease;
 
 import dev.baton.core.ElectionConfig;
-import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LossReason;
+import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionMetrics;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.NodeState;
 import dev.baton.core.Role;
-import dev.baton.core.internal.LeaseDeadline;
+import dev.baton.core.spi.LeaseDeadline;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.LeaseNotice;
 import dev.baton.core.store.Subscription;
 import dev.baton.core.time.Clock;
-import dev.baton.core.time.Scheduler;
 import dev.baton.core.time.Scheduler.Cancellable;
+import dev.baton.core.time.Scheduler;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

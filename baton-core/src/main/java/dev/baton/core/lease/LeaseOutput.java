@@ -4,7 +4,7 @@ import dev.baton.core.ElectionEvent;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
 import dev.baton.core.NodeState;
-import dev.baton.core.internal.EventDispatcher;
+import dev.baton.core.spi.EventDispatcher;
 import dev.baton.core.time.Clock;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;

@@ -8,7 +8,7 @@ import dev.baton.core.Leadership;
 import dev.baton.core.MemberStatus;
 import dev.baton.core.NodeState;
 import dev.baton.core.Registration;
-import dev.baton.core.internal.EventDispatcher;
+import dev.baton.core.spi.EventDispatcher;
 import dev.baton.core.time.Scheduler;
 import java.time.Duration;
 import java.util.List;

@@ -5,12 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.core.Baton;
 import dev.baton.core.ElectionConfig;
-import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LeadershipAcquired;
 import dev.baton.core.ElectionEvent.LeadershipLost;
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.ElectionEvent.MemberJoined;
 import dev.baton.core.ElectionEvent.MemberRemoved;
+import dev.baton.core.ElectionEvent;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.StoreElection;
 import dev.baton.redis.RedisStore;

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.core.Leadership;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
-import dev.baton.core.internal.LeaseDeadline;
 import dev.baton.core.memory.InMemoryStore;
+import dev.baton.core.spi.LeaseDeadline;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.testkit.DeterministicScheduler;
 import dev.baton.testkit.FakeClock;
@@ -182,21 +182,6 @@ class DeposedLeaderTest {
         @Override
         public CompletableFuture<Void> setMetadata(java.util.Map<String, String> metadata) {
             return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletableFuture<Void> register(NodeInfo node) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletableFuture<Boolean> heartbeat(String nodeId) {
-            return CompletableFuture.completedFuture(false);
-        }
-
-        @Override
-        public CompletableFuture<Boolean> unregister(String nodeId) {
-            return CompletableFuture.completedFuture(false);
         }
 
         @Override
