@@ -105,6 +105,21 @@ public abstract class StoreConformanceSuite {
         }
     }
 
+    // ---------------------------------------------------------------- roles
+
+    /** Callers keep a role and use it for the store's lifetime: each accessor answers one object, every time. */
+    @Test
+    void everyRoleIsOneObjectForTheStoresLifetime() {
+        assertThat(store.leases()).isNotNull().isSameAs(store.leases());
+        assertThat(store.registry()).isNotNull().isSameAs(store.registry());
+        assertThat(store.registers()).isNotNull().isSameAs(store.registers());
+        assertThat(store.maps()).isNotNull().isSameAs(store.maps());
+        assertThat(store.events()).isNotNull().isSameAs(store.events());
+        assertThat(store.bus()).isNotNull().isSameAs(store.bus());
+        assertThat(store.leaderRecords()).isNotNull().isSameAs(store.leaderRecords());
+        assertThat(store.leaderRecords().describe()).isEqualTo(store.describe());
+    }
+
     // ---------------------------------------------------------------- leases
 
     @Test
