@@ -39,6 +39,9 @@ import java.util.function.Supplier;
  * <p>Calls made while hung are not lost: on {@link #heal()} they reach the store late, the way commands queued to a
  * paused Redis run when it resumes. Their callers have long since timed out, so a late renewal can extend a lease its
  * holder already gave up: exactly the situation the election must stay safe in.
+ *
+ * <p>A fault hits the whole connection, so every role is wrapped (one small class per role); a wrapper that changes
+ * one role only extends {@link dev.baton.core.store.ForwardingStore} instead.
  */
 public final class FaultInjectingStore implements CoordinationStore {
 
