@@ -141,7 +141,8 @@ public final class Baton {
             return this;
         }
 
-        public Election build() {
+        /** Builds the election, not started; it offers the store's fenced registers and process registry. */
+        public StoreElection build() {
             if (group == null || group.isBlank()) {
                 throw new IllegalArgumentException("group must be set");
             }
@@ -166,7 +167,7 @@ public final class Baton {
                 election.releaseOnShutdown();
             }
             if (recordEvents) {
-                ClusterEventRecorder.attach(election, store);
+                ClusterEventRecorder.attach(election, store.events());
             }
             return election;
         }

@@ -1,6 +1,5 @@
 package dev.baton.core;
 
-import dev.baton.core.fencing.FencedRegister;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -82,11 +81,11 @@ public interface Election extends AutoCloseable {
     /** Adds a listener called on {@code executor}, one event at a time, in order. */
     Registration addListener(ElectionListener listener, Executor executor);
 
-    /** The group's process registry, as seen through this election's store. */
+    /**
+     * The group's members as this node sees them. An election on a shared store ({@link StoreElection}) also offers
+     * the store's process registry and registers fenced by the store.
+     */
     Membership membership();
-
-    /** A register in the store that only accepts writes from this group's newest term. */
-    FencedRegister fencedRegister(String name);
 
     /**
      * Stops the election: a leader stops acting, listeners are told, the lease is released, this process's registry

@@ -6,29 +6,23 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The group's process registry (seed 000's process registry and slave management).
+ * The group's members as this node sees them: what every backend offers. On a store backend the members are the
+ * entries of the store's process registry (a {@link Registry}, where other processes can be registered too); on a
+ * serverless backend they are the nodes that run the protocol, as this node's member table has them.
  *
- * <p>An election registers its own process when it starts, renews the entry every
- * {@link ElectionConfig#processHeartbeatInterval()} and removes it on close; other processes may be registered too.
- * Entries expire after {@link ElectionConfig#processTtl()} without a heartbeat, by the store's clock. Roles read back
- * are derived from the current lease.
+ * <p>An election adds its own process when it starts and removes it on close. Roles read back are the backend's:
+ * the lease holder (or the protocol's leader) reads as leader, everyone else as follower.
  */
 public interface Membership {
 
     /** This process's own entry as it will next be written. */
     NodeInfo self();
 
-    /** Replaces this process's metadata; written to the registry at once and on every heartbeat after. */
+    /**
+     * Replaces this process's metadata. A store election writes it to the registry at once and with every heartbeat
+     * after; a serverless election tells the group.
+     */
     CompletableFuture<Void> setMetadata(Map<String, String> metadata);
-
-    /** Registers (or replaces) a process entry with the registry TTL. */
-    CompletableFuture<Void> register(NodeInfo node);
-
-    /** Renews a process entry's TTL; false if it has expired or was never registered. One store round trip. */
-    CompletableFuture<Boolean> heartbeat(String nodeId);
-
-    /** Removes a process entry; false if there was none. */
-    CompletableFuture<Boolean> unregister(String nodeId);
 
     /** Every live process, ordered by id. */
     CompletableFuture<List<NodeInfo>> members();

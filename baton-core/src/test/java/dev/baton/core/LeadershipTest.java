@@ -2,7 +2,7 @@ package dev.baton.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.baton.core.internal.LeaseDeadline;
+import dev.baton.core.spi.LeaseDeadline;
 import dev.baton.core.time.Clock;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

@@ -4,14 +4,21 @@ import dev.baton.core.NodeInfo;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.ClusterEvent;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.EventLogStore;
+import dev.baton.core.store.FencedMapStore;
 import dev.baton.core.store.FencedMapWrite;
+import dev.baton.core.store.FencedStore;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.LeaderRecordStore;
 import dev.baton.core.store.LeaderRecordWrite;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
+import dev.baton.core.store.MessageBus;
+import dev.baton.core.store.RegistryStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.postgres.internal.NoticePayload;
@@ -62,7 +69,8 @@ import org.slf4j.LoggerFactory;
  * with an older {@code leader_lease} (restored from a backup, failed over to a standby that lagged), unless the
  * database's clock stepped back by more than the time since those terms were issued.
  *
- * <p><b>Notices and messages.</b> Lease and member notices and {@link #publish} messages are {@code NOTIFY}s on one
+ * <p><b>Notices and messages.</b> Lease and member notices and {@linkplain MessageBus#publish published} messages are
+ * {@code NOTIFY}s on one
  * channel named after the schema, sent in the transaction that made the change, so they go out only if it commits.
  * One dedicated LISTEN connection per store (not from the pool) receives them and routes them to watchers; it
  * reconnects by itself after it drops, and elections poll meanwhile. A NOTIFY payload holds less than 8000 bytes, so
@@ -105,6 +113,13 @@ public final class PostgresStore implements CoordinationStore {
     private final PgListener listener;
     private final PgDataSource listenConnections;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final LeaseStore leasesRole = new LeasesRole();
+    private final RegistryStore registryRole = new RegistryRole();
+    private final FencedStore registersRole = new RegistersRole();
+    private final FencedMapStore mapsRole = new MapsRole();
+    private final EventLogStore eventsRole = new EventsRole();
+    private final MessageBus busRole = new BusRole();
+    private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
 
     private PostgresStore(PostgresStoreOptions options, int storeId, Tables tables, SqlRunner sql) {
         this.options = options;
@@ -167,113 +182,6 @@ public final class PostgresStore implements CoordinationStore {
         return new PostgresStore(options, storeId, tables, sql);
     }
 
-    // ------------------------------------------------------------------ leases
-
-    @Override
-    public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
-        return call("acquire", () -> leases.acquire(group, candidate, ttl));
-    }
-
-    @Override
-    public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
-        return call("renew", () -> leases.renew(group, nodeId, term, ttl));
-    }
-
-    /** Ends the lease but keeps the group's term in {@code leader_lease}; the notice goes out on commit. */
-    @Override
-    public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
-        return call("release", () -> leases.release(group, nodeId, term));
-    }
-
-    @Override
-    public CompletableFuture<Optional<Lease>> read(String group) {
-        return call("read lease", () -> leases.read(group));
-    }
-
-    /** Notices arrive on the LISTEN connection's thread; malformed ones are logged and dropped. */
-    @Override
-    public Subscription watch(String group, Consumer<LeaseNotice> watcher) {
-        return subscribe(NoticePayload.Kind.LEASE, group, "lease notice", LeaseNotice::decode, watcher);
-    }
-
-    // ------------------------------------------------------------------ registry
-
-    @Override
-    public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
-        return call("register", () -> registry.register(group, node, ttl));
-    }
-
-    @Override
-    public CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
-        return call("heartbeat", () -> registry.heartbeat(group, nodeId, ttl));
-    }
-
-    @Override
-    public CompletableFuture<Boolean> unregister(String group, String nodeId) {
-        return call("unregister", () -> registry.unregister(group, nodeId));
-    }
-
-    @Override
-    public CompletableFuture<List<NodeInfo>> members(String group) {
-        return call("list members", () -> registry.members(group));
-    }
-
-    @Override
-    public CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
-        return call("read member", () -> registry.member(group, nodeId));
-    }
-
-    @Override
-    public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
-        return call("read leader info", () -> registry.leaderInfo(group));
-    }
-
-    @Override
-    public CompletableFuture<List<String>> sweepExpired(String group) {
-        return call("sweep expired members", () -> registry.sweepExpired(group));
-    }
-
-    /** Notices arrive on the LISTEN connection's thread; malformed ones are logged and dropped. */
-    @Override
-    public Subscription watchMembers(String group, Consumer<MemberNotice> watcher) {
-        return subscribe(NoticePayload.Kind.MEMBER, group, "member notice", MemberNotice::decode, watcher);
-    }
-
-    // ------------------------------------------------------------------ fenced registers and maps
-
-    @Override
-    public CompletableFuture<FencedWriteResult> fencedWrite(String group, String register, String nodeId, long term,
-            byte[] value) {
-        return call("fenced write", () -> fenced.write(group, register, nodeId, term, value));
-    }
-
-    @Override
-    public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
-        return call("fenced read", () -> fenced.read(group, register));
-    }
-
-    @Override
-    public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId, long term,
-            byte[] value) {
-        return call("fenced put", () -> fenced.put(group, map, key, nodeId, term, value));
-    }
-
-    @Override
-    public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
-            long term) {
-        return call("fenced remove", () -> fenced.remove(group, map, key, nodeId, term));
-    }
-
-    @Override
-    public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
-        return call("read map entry", () -> fenced.get(group, map, key));
-    }
-
-    @Override
-    public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
-        return call("list map entries", () -> fenced.entries(group, map));
-    }
-
     /**
      * The guard for your own JDBC writes under this store's schema: see {@link PostgresFencing}. Use it with your
      * application's connections, in the database that holds this store's schema.
@@ -282,77 +190,41 @@ public final class PostgresStore implements CoordinationStore {
         return PostgresFencing.forGroup(tables.schema(), group);
     }
 
-    // ------------------------------------------------------------------ event log
+    // ------------------------------------------------------------------ roles
 
     @Override
-    public CompletableFuture<Void> appendEvent(String group, String nodeId, String type, Map<String, String> data) {
-        return call("append event", () -> events.append(group, nodeId, type, data));
+    public LeaseStore leases() {
+        return leasesRole;
     }
 
     @Override
-    public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
-        return call("read events", () -> events.recent(group, limit));
+    public RegistryStore registry() {
+        return registryRole;
     }
 
-    // ------------------------------------------------------------------ leader records
-
-    /** One row of {@code leader_records}. */
     @Override
-    public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
-        return call("read leader record", () -> leaderRecords.read(group));
+    public FencedStore registers() {
+        return registersRole;
     }
 
-    /**
-     * One {@code INSERT … ON CONFLICT DO UPDATE} on the group's row of {@code leader_records}: the compare-and-set on
-     * the term, decided on the newest committed row under its lock.
-     */
     @Override
-    public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
-        return call("write leader record", () -> leaderRecords.write(record));
+    public FencedMapStore maps() {
+        return mapsRole;
     }
 
-    // ------------------------------------------------------------------ messaging
-
-    /**
-     * Sends {@code message} with {@code pg_notify} on the schema's channel; completes with -1, since PostgreSQL does
-     * not say how many listeners received it.
-     *
-     * <p>Fails with {@link StoreException} if the payload ({@code message <n>:<channel> <base64>}) would reach
-     * PostgreSQL's limit of 8000 bytes: about 5900 bytes of message for a short channel name.
-     */
     @Override
-    public CompletableFuture<Long> publish(String channel, byte[] message) {
-        String payload = NoticePayload.message(channel, message).encode();
-        int size = NoticePayload.byteLength(payload);
-        if (size > NoticePayload.MAX_BYTES) {
-            return CompletableFuture.failedFuture(new StoreException("publish to " + channel + " on " + description
-                    + " failed: a message of " + message.length + " bytes makes a NOTIFY payload of " + size
-                    + " bytes (base64 plus channel name), over PostgreSQL's limit of " + NoticePayload.MAX_BYTES
-                    + " bytes; send large data through a table and publish its key instead"));
-        }
-        return call("publish", () -> sql.submit("publish to " + channel, c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-                ps.setString(1, tables.channel());
-                ps.setString(2, payload);
-                ps.executeQuery().close();
-            }
-            return -1L;
-        }));
+    public EventLogStore events() {
+        return eventsRole;
     }
 
-    /** Messages arrive on the LISTEN connection's thread, in the order their transactions committed. */
     @Override
-    public Subscription subscribe(String channel, Consumer<byte[]> handler) {
-        return router.subscribe(NoticePayload.Kind.MESSAGE, channel, payload -> {
-            byte[] bytes;
-            try {
-                bytes = payload.messageBytes();
-            } catch (IllegalArgumentException e) {
-                log.warn("Dropping a message on {} that is not base64", channel);
-                return;
-            }
-            handler.accept(bytes);
-        });
+    public MessageBus bus() {
+        return busRole;
+    }
+
+    @Override
+    public LeaderRecordStore leaderRecords() {
+        return leaderRecordsRole;
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -394,7 +266,7 @@ public final class PostgresStore implements CoordinationStore {
         return body.get();
     }
 
-    private <T> Subscription subscribe(NoticePayload.Kind kind, String group, String what,
+    private <T> Subscription watchNotices(NoticePayload.Kind kind, String group, String what,
             Function<String, T> decoder, Consumer<T> watcher) {
         return router.subscribe(kind, group, payload -> {
             T notice;
@@ -415,5 +287,214 @@ public final class PostgresStore implements CoordinationStore {
             connection.setNetworkTimeout(Runnable::run, networkTimeout);
             return connection;
         };
+    }
+
+    /** The lease role on {@code leader_lease}. */
+    private final class LeasesRole implements LeaseStore {
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
+            return call("acquire", () -> leases.acquire(group, candidate, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
+            return call("renew", () -> leases.renew(group, nodeId, term, ttl));
+        }
+
+        /** Ends the lease but keeps the group's term in {@code leader_lease}; the notice goes out on commit. */
+        @Override
+        public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
+            return call("release", () -> leases.release(group, nodeId, term));
+        }
+
+        @Override
+        public CompletableFuture<Optional<Lease>> read(String group) {
+            return call("read lease", () -> leases.read(group));
+        }
+
+        /** Notices arrive on the LISTEN connection's thread; malformed ones are logged and dropped. */
+        @Override
+        public Subscription watch(String group, Consumer<LeaseNotice> watcher) {
+            return watchNotices(NoticePayload.Kind.LEASE, group, "lease notice", LeaseNotice::decode, watcher);
+        }
+    }
+
+    /** The registry role on {@code cluster_nodes}. */
+    private final class RegistryRole implements RegistryStore {
+
+        @Override
+        public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
+            return call("register", () -> registry.register(group, node, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
+            return call("heartbeat", () -> registry.heartbeat(group, nodeId, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> unregister(String group, String nodeId) {
+            return call("unregister", () -> registry.unregister(group, nodeId));
+        }
+
+        @Override
+        public CompletableFuture<List<NodeInfo>> members(String group) {
+            return call("list members", () -> registry.members(group));
+        }
+
+        @Override
+        public CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
+            return call("read member", () -> registry.member(group, nodeId));
+        }
+
+        @Override
+        public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
+            return call("read leader info", () -> registry.leaderInfo(group));
+        }
+
+        @Override
+        public CompletableFuture<List<String>> sweepExpired(String group) {
+            return call("sweep expired members", () -> registry.sweepExpired(group));
+        }
+
+        /** Notices arrive on the LISTEN connection's thread; malformed ones are logged and dropped. */
+        @Override
+        public Subscription watchMembers(String group, Consumer<MemberNotice> watcher) {
+            return watchNotices(NoticePayload.Kind.MEMBER, group, "member notice", MemberNotice::decode, watcher);
+        }
+    }
+
+    /** The fenced register role on {@code fenced_registers}. */
+    private final class RegistersRole implements FencedStore {
+
+        @Override
+        public CompletableFuture<FencedWriteResult> fencedWrite(String group, String register, String nodeId, long term,
+                byte[] value) {
+            return call("fenced write", () -> fenced.write(group, register, nodeId, term, value));
+        }
+
+        @Override
+        public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
+            return call("fenced read", () -> fenced.read(group, register));
+        }
+    }
+
+    /** The fenced map role on {@code fenced_maps}. */
+    private final class MapsRole implements FencedMapStore {
+
+        @Override
+        public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId,
+                long term,
+                byte[] value) {
+            return call("fenced put", () -> fenced.put(group, map, key, nodeId, term, value));
+        }
+
+        @Override
+        public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
+                long term) {
+            return call("fenced remove", () -> fenced.remove(group, map, key, nodeId, term));
+        }
+
+        @Override
+        public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
+            return call("read map entry", () -> fenced.get(group, map, key));
+        }
+
+        @Override
+        public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
+            return call("list map entries", () -> fenced.entries(group, map));
+        }
+    }
+
+    /** The event log role on {@code cluster_events}. */
+    private final class EventsRole implements EventLogStore {
+
+        @Override
+        public CompletableFuture<Void> appendEvent(String group, String nodeId, String type, Map<String, String> data) {
+            return call("append event", () -> events.append(group, nodeId, type, data));
+        }
+
+        @Override
+        public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
+            return call("read events", () -> events.recent(group, limit));
+        }
+    }
+
+    /** The message bus role: NOTIFY on the schema's channel. */
+    private final class BusRole implements MessageBus {
+
+        /**
+         * Sends {@code message} with {@code pg_notify} on the schema's channel; completes with -1, since PostgreSQL
+         * does
+         * not say how many listeners received it.
+         *
+         * <p>Fails with {@link StoreException} if the payload ({@code message <n>:<channel> <base64>}) would reach
+         * PostgreSQL's limit of 8000 bytes: about 5900 bytes of message for a short channel name.
+         */
+        @Override
+        public CompletableFuture<Long> publish(String channel, byte[] message) {
+            String payload = NoticePayload.message(channel, message).encode();
+            int size = NoticePayload.byteLength(payload);
+            if (size > NoticePayload.MAX_BYTES) {
+                return CompletableFuture.failedFuture(new StoreException("publish to " + channel + " on " + description
+                        + " failed: a message of " + message.length + " bytes makes a NOTIFY payload of " + size
+                        + " bytes (base64 plus channel name), over PostgreSQL's limit of " + NoticePayload.MAX_BYTES
+                        + " bytes; send large data through a table and publish its key instead"));
+            }
+            return call("publish", () -> sql.submit("publish to " + channel, c -> {
+                try (PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+                    ps.setString(1, tables.channel());
+                    ps.setString(2, payload);
+                    ps.executeQuery().close();
+                }
+                return -1L;
+            }));
+        }
+
+        /** Messages arrive on the LISTEN connection's thread, in the order their transactions committed. */
+        @Override
+        public Subscription subscribe(String channel, Consumer<byte[]> handler) {
+            return router.subscribe(NoticePayload.Kind.MESSAGE, channel, payload -> {
+                byte[] bytes;
+                try {
+                    bytes = payload.messageBytes();
+                } catch (IllegalArgumentException e) {
+                    log.warn("Dropping a message on {} that is not base64", channel);
+                    return;
+                }
+                handler.accept(bytes);
+            });
+        }
+    }
+
+    /** The leader record role on {@code leader_records}; closing it closes the store. */
+    private final class LeaderRecordsRole implements LeaderRecordStore {
+
+        /** One row of {@code leader_records}. */
+        @Override
+        public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
+            return call("read leader record", () -> leaderRecords.read(group));
+        }
+
+        /**
+         * One {@code INSERT … ON CONFLICT DO UPDATE} on the group's row of {@code leader_records}: the compare-and-set
+         * on
+         * the term, decided on the newest committed row under its lock.
+         */
+        @Override
+        public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
+            return call("write leader record", () -> leaderRecords.write(record));
+        }
+
+        @Override
+        public String describe() {
+            return description;
+        }
+
+        @Override
+        public void close() {
+            PostgresStore.this.close();
+        }
     }
 }

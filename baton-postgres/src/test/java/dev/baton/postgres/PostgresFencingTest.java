@@ -65,7 +65,7 @@ class PostgresFencingTest {
     }
 
     private long granted(PostgresStore on, String nodeId, Duration ttl) {
-        AcquireResult result = on.acquire(group, NodeInfo.of(nodeId, nodeId), ttl).join();
+        AcquireResult result = on.leases().acquire(group, NodeInfo.of(nodeId, nodeId), ttl).join();
         assertThat(result).isInstanceOf(AcquireResult.Granted.class);
         return ((AcquireResult.Granted) result).term();
     }
@@ -99,7 +99,7 @@ class PostgresFencingTest {
     @Test
     void aStaleLeadersWriteIsRefusedAndLeavesTheTableUntouched() throws SQLException {
         long old = granted(store, "a", LONG);
-        store.release(group, "a", old).join();
+        store.leases().release(group, "a", old).join();
         long current = granted(contender, "b", LONG);
 
         try (Connection c = RawPostgres.connect(postgres)) {
@@ -134,8 +134,8 @@ class PostgresFencingTest {
         try (Connection c = RawPostgres.connect(postgres)) {
             fencing.execute(c, term, connection -> {
                 // The lease expires while our transaction holds the share lock; a contender now tries to take it.
-                await().atMost(Duration.ofSeconds(5)).until(() -> store.read(group).join().isEmpty());
-                contender.acquire(group, NodeInfo.of("b", "b"), LONG).whenComplete((result, error) -> {
+                await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().read(group).join().isEmpty());
+                contender.leases().acquire(group, NodeInfo.of("b", "b"), LONG).whenComplete((result, error) -> {
                     if (error != null) {
                         takeover.completeExceptionally(error);
                     } else {
@@ -164,7 +164,7 @@ class PostgresFencingTest {
     @Test
     void inTheCallersOwnTransactionAStaleTermRollsBackEverythingInIt() throws SQLException {
         long old = granted(store, "a", LONG);
-        store.release(group, "a", old).join();
+        store.leases().release(group, "a", old).join();
         long current = granted(contender, "b", LONG);
 
         try (Connection c = RawPostgres.connect(postgres)) {

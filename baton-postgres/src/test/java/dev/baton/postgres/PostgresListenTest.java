@@ -55,7 +55,7 @@ class PostgresListenTest {
         try (PostgresStore watcher = store(app, Duration.ofMillis(200));
              PostgresStore writer = PostgresStore.connect(postgres.uri())) {
             List<LeaseNotice> heard = new CopyOnWriteArrayList<>();
-            Subscription watch = watcher.watch(group, heard::add);
+            Subscription watch = watcher.leases().watch(group, heard::add);
             watch.ready().join();
             Object before = listenPid(app);
             assertThat(before).isNotNull();
@@ -68,13 +68,14 @@ class PostgresListenTest {
             });
             // The new connection exists; a subscription is ready at once only when LISTEN is in effect on it.
             await().atMost(Duration.ofSeconds(10)).until(() -> {
-                Subscription probe = watcher.subscribe("probe", message -> { });
+                Subscription probe = watcher.bus().subscribe("probe", message -> { });
                 probe.close();
                 return probe.ready().handle((ok, error) -> error == null).get(5, TimeUnit.SECONDS);
             });
-            long term = ((AcquireResult.Granted) writer.acquire(group, NodeInfo.of("a", "a"), Duration.ofMinutes(1))
+            long term = ((AcquireResult.Granted) writer.leases().acquire(group, NodeInfo.of("a", "a"), Duration
+                    .ofMinutes(1))
                     .join()).term();
-            writer.release(group, "a", term).join();
+            writer.leases().release(group, "a", term).join();
 
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(heard).containsExactly(
                     new LeaseNotice(LeaseNotice.Kind.ACQUIRED, "a", term),
@@ -86,27 +87,27 @@ class PostgresListenTest {
     void whileTheConnectionIsDownNewSubscriptionsReportItAndSucceedOnceItIsBack() {
         String app = "listen-" + APPS.incrementAndGet();
         try (PostgresStore watcher = store(app, Duration.ofSeconds(2))) {
-            watcher.subscribe("c", message -> { }).ready().join();
+            watcher.bus().subscribe("c", message -> { }).ready().join();
 
             RawPostgres.value(postgres, "SELECT pg_terminate_backend(?)", listenPid(app));
 
             await().atMost(Duration.ofSeconds(5)).until(() -> {
-                Subscription probe = watcher.subscribe("c", message -> { });
+                Subscription probe = watcher.bus().subscribe("c", message -> { });
                 probe.close();
                 return probe.ready().isCompletedExceptionally();
             });
-            Subscription during = watcher.subscribe("c", message -> { });
+            Subscription during = watcher.bus().subscribe("c", message -> { });
             assertThatThrownBy(() -> during.ready().join()).isInstanceOf(CompletionException.class)
                     .hasCauseInstanceOf(StoreException.class).hasMessageContaining("LISTEN baton");
             await().atMost(Duration.ofSeconds(10)).until(() -> {
-                Subscription probe = watcher.subscribe("c", message -> { });
+                Subscription probe = watcher.bus().subscribe("c", message -> { });
                 probe.close();
                 return probe.ready().isDone() && !probe.ready().isCompletedExceptionally();
             });
 
             List<String> received = new CopyOnWriteArrayList<>();
-            watcher.subscribe("c", message -> received.add(new String(message))).ready().join();
-            watcher.publish("c", "after".getBytes()).join();
+            watcher.bus().subscribe("c", message -> received.add(new String(message))).ready().join();
+            watcher.bus().publish("c", "after".getBytes()).join();
             await().atMost(Duration.ofSeconds(5)).until(() -> received.contains("after"));
             during.close();
         }

@@ -87,13 +87,14 @@ class PostgresSchemaTest {
         String schema = freshSchema();
         AcquireResult granted;
         try (PostgresStore first = PostgresStore.connect(options(schema).build())) {
-            granted = first.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
+            granted = first.leases().acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
             assertThat(granted).isInstanceOf(AcquireResult.Granted.class);
         }
 
         long term = ((AcquireResult.Granted) granted).term();
         try (PostgresStore second = PostgresStore.connect(options(schema).build())) {
-            assertThat(second.read("g").join()).hasValueSatisfying(lease -> assertThat(lease.term()).isEqualTo(term));
+            assertThat(second.leases().read("g").join()).hasValueSatisfying(lease -> assertThat(lease.term())
+                    .isEqualTo(term));
         }
         assertThat(versions(schema)).containsExactly(1, 2);
     }
@@ -157,9 +158,10 @@ class PostgresSchemaTest {
         applyByHand(schema, 2);
 
         try (PostgresStore store = PostgresStore.connect(options(schema).createSchema(false).build())) {
-            assertThat(store.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
+            assertThat(store.leases().acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
                     .isInstanceOf(AcquireResult.Granted.class);
-            assertThat(store.writeLeader(new LeaderRecord("g", 1, "a", 1, "127.0.0.1:7001")).join().accepted())
+            assertThat(store.leaderRecords().writeLeader(new LeaderRecord("g", 1, "a", 1, "127.0.0.1:7001")).join()
+                    .accepted())
                     .isTrue();
         }
     }
@@ -186,9 +188,10 @@ class PostgresSchemaTest {
         execute(postgres, "INSERT INTO " + schema + ".leader_lease (group_name, term) VALUES ('g', " + kept + ")");
 
         try (PostgresStore store = PostgresStore.connect(options(schema).build())) {
-            assertThat(store.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
+            assertThat(store.leases().acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
                     .isEqualTo(new AcquireResult.Granted(kept + 1));
-            assertThat(store.writeLeader(new LeaderRecord("g", kept + 1, "a", 1, "127.0.0.1:7001")).join()
+            assertThat(store.leaderRecords().writeLeader(new LeaderRecord("g", kept + 1, "a", 1, "127.0.0.1:7001"))
+                    .join()
                     .accepted()).isTrue();
         }
         assertThat(versions(schema)).containsExactly(1, 2);
@@ -211,10 +214,11 @@ class PostgresSchemaTest {
         try (PostgresStore store = PostgresStore.connect(PostgresStoreOptions.builder().jdbcUrl(postgres.jdbcUrl())
                 .user(user).password("app-pw").schema(schema).createSchema(false).build())) {
             LeaderRecord record = new LeaderRecord("g", 3, "a", 1, "127.0.0.1:7001");
-            assertThat(store.writeLeader(record).join().accepted()).isTrue();
-            assertThat(store.writeLeader(new LeaderRecord("g", 2, "b", 2, "127.0.0.1:7002")).join().accepted())
+            assertThat(store.leaderRecords().writeLeader(record).join().accepted()).isTrue();
+            assertThat(store.leaderRecords().writeLeader(new LeaderRecord("g", 2, "b", 2, "127.0.0.1:7002")).join()
+                    .accepted())
                     .isFalse();
-            assertThat(store.readLeader("g").join()).contains(record);
+            assertThat(store.leaderRecords().readLeader("g").join()).contains(record);
         }
     }
 
@@ -241,19 +245,21 @@ class PostgresSchemaTest {
 
         try (PostgresStore store = PostgresStore.connect(PostgresStoreOptions.builder().jdbcUrl(postgres.jdbcUrl())
                 .user(user).password("app-pw").schema(schema).createSchema(false).build())) {
-            long term = ((AcquireResult.Granted) store.acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1))
+            long term = ((AcquireResult.Granted) store.leases().acquire("g", NodeInfo.of("a", "a"), Duration
+                    .ofMinutes(1))
                     .join()).term();
-            store.register("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
-            store.appendEvent("g", "a", "leader_elected", java.util.Map.of("term", "1")).join();
-            assertThat(store.members("g").join()).hasSize(1);
-            assertThat(store.recentEvents("g", 1).join()).hasSize(1);
-            assertThat(store.fencedWrite("g", "r", "a", term, new byte[] {1}).join().accepted()).isTrue();
-            assertThat(store.fencedPut("g", "m", "k", "a", term, new byte[] {1}).join().accepted()).isTrue();
-            assertThat(store.sweepExpired("g").join()).isEmpty();
-            assertThat(store.release("g", "a", term).join()).isTrue();
-            assertThat(store.writeLeader(new LeaderRecord("g", term, "a", 1, "127.0.0.1:7001")).join().accepted())
+            store.registry().register("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
+            store.events().appendEvent("g", "a", "leader_elected", java.util.Map.of("term", "1")).join();
+            assertThat(store.registry().members("g").join()).hasSize(1);
+            assertThat(store.events().recentEvents("g", 1).join()).hasSize(1);
+            assertThat(store.registers().fencedWrite("g", "r", "a", term, new byte[] {1}).join().accepted()).isTrue();
+            assertThat(store.maps().fencedPut("g", "m", "k", "a", term, new byte[] {1}).join().accepted()).isTrue();
+            assertThat(store.registry().sweepExpired("g").join()).isEmpty();
+            assertThat(store.leases().release("g", "a", term).join()).isTrue();
+            assertThat(store.leaderRecords().writeLeader(new LeaderRecord("g", term, "a", 1, "127.0.0.1:7001")).join()
+                    .accepted())
                     .isTrue();
-            assertThat(store.readLeader("g").join()).isPresent();
+            assertThat(store.leaderRecords().readLeader("g").join()).isPresent();
         }
         assertThatThrownBy(() -> PostgresStore.connect(PostgresStoreOptions.builder().jdbcUrl(postgres.jdbcUrl())
                 .user(user).password("app-pw").schema(freshSchema()).build()))
@@ -265,10 +271,10 @@ class PostgresSchemaTest {
         String schema = freshSchema();
         try (PostgresStore custom = PostgresStore.connect(postgres.uri() + "?schema=" + schema);
              PostgresStore standard = PostgresStore.connect(postgres.uri())) {
-            custom.acquire("shared", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
+            custom.leases().acquire("shared", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
 
             assertThat(custom.describe()).endsWith("?schema=" + schema);
-            assertThat(standard.read("shared").join()).isEmpty();
+            assertThat(standard.leases().read("shared").join()).isEmpty();
             assertThat(count(postgres, "SELECT count(*) FROM " + schema + ".leader_lease")).isEqualTo(1);
         }
     }

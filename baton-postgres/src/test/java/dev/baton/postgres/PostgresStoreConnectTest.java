@@ -80,10 +80,10 @@ class PostgresStoreConnectTest {
         store.close();
         store.close();
 
-        assertThatThrownBy(() -> store.acquire("g", NodeInfo.of("a", "a"), Duration.ofSeconds(1)).join())
+        assertThatThrownBy(() -> store.leases().acquire("g", NodeInfo.of("a", "a"), Duration.ofSeconds(1)).join())
                 .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreException.class)
                 .hasMessageContaining("the store is closed");
-        assertThatThrownBy(() -> store.watch("g", notice -> { }).ready().join())
+        assertThatThrownBy(() -> store.leases().watch("g", notice -> { }).ready().join())
                 .hasMessageContaining("the store is closed");
     }
 }

@@ -76,7 +76,8 @@ class PostgresStoreFaultsTest {
 
     @Test
     void aStatementBlockedByALockEndsWithTheStatementTimeout() throws Exception {
-        long term = ((AcquireResult.Granted) store.acquire(group, NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
+        long term = ((AcquireResult.Granted) store.leases().acquire(group, NodeInfo.of("a", "a"), Duration
+                .ofMinutes(1)).join())
                 .term();
         try (Connection locker = RawPostgres.connect(postgres)) {
             locker.setAutoCommit(false);
@@ -86,13 +87,13 @@ class PostgresStoreFaultsTest {
                 ps.executeQuery().close();
             }
 
-            Throwable failure = failureOf(store.renew(group, "a", term, Duration.ofMinutes(1)));
+            Throwable failure = failureOf(store.leases().renew(group, "a", term, Duration.ofMinutes(1)));
 
             assertThat(failure).isInstanceOf(StoreTimeoutException.class)
                     .hasMessage("renew on " + store.describe() + " timed out after 300 ms (statement_timeout)");
             locker.rollback();
         }
-        assertThat(store.renew(group, "a", term, Duration.ofMinutes(1)).get(BOUND_SECONDS, TimeUnit.SECONDS))
+        assertThat(store.leases().renew(group, "a", term, Duration.ofMinutes(1)).get(BOUND_SECONDS, TimeUnit.SECONDS))
                 .isTrue();
     }
 
@@ -101,28 +102,28 @@ class PostgresStoreFaultsTest {
         postgres.stop();
         try {
             // The first calls may still find a pooled connection, which the shutdown closed: they say so.
-            Throwable first = failureOf(store.read(group));
+            Throwable first = failureOf(store.leases().read(group));
             assertThat(first).isInstanceOf(StoreException.class).hasMessageContaining("127.0.0.1:" + postgres.port());
 
             await().atMost(Duration.ofSeconds(BOUND_SECONDS)).untilAsserted(() ->
-                    assertThat(failureOf(store.read(group))).isInstanceOf(StoreException.class)
+                    assertThat(failureOf(store.leases().read(group))).isInstanceOf(StoreException.class)
                             .hasMessageContaining("cannot reach PostgreSQL at 127.0.0.1:" + postgres.port()));
         } finally {
             postgres.restart();
         }
 
         await().atMost(Duration.ofSeconds(BOUND_SECONDS)).ignoreExceptions().until(() ->
-                store.acquire(group, NodeInfo.of("a", "a"), Duration.ofMinutes(1)).get(BOUND_SECONDS,
+                store.leases().acquire(group, NodeInfo.of("a", "a"), Duration.ofMinutes(1)).get(BOUND_SECONDS,
                         TimeUnit.SECONDS) instanceof AcquireResult.Granted);
     }
 
     @Test
     void whileTheServerHangsCallsTimeOutAndWorkAgainAfterItResumes() throws Exception {
-        store.read(group).join();
+        store.leases().read(group).join();
 
         postgres.pause();
         try {
-            Throwable failure = failureOf(store.read(group));
+            Throwable failure = failureOf(store.leases().read(group));
 
             assertThat(failure).isInstanceOf(StoreTimeoutException.class).hasMessageContaining(store.describe());
         } finally {
@@ -130,18 +131,18 @@ class PostgresStoreFaultsTest {
         }
 
         await().atMost(Duration.ofSeconds(BOUND_SECONDS)).ignoreExceptions().until(() ->
-                store.read(group).get(BOUND_SECONDS, TimeUnit.SECONDS).isEmpty());
+                store.leases().read(group).get(BOUND_SECONDS, TimeUnit.SECONDS).isEmpty());
     }
 
     @Test
     void callsQueuedLongerThanTheirTimeoutsAreDroppedNotReplayedWhenTheServerResumes() throws Exception {
-        store.read(group).join();
+        store.leases().read(group).join();
         postgres.pause();
         Map<String, CompletableFuture<Void>> calls = new LinkedHashMap<>();
         try {
             for (int i = 0; i < 40; i++) {
                 String id = "n" + i;
-                calls.put(id, store.register(group, NodeInfo.of(id, "n"), Duration.ofMinutes(1)));
+                calls.put(id, store.registry().register(group, NodeInfo.of(id, "n"), Duration.ofMinutes(1)));
             }
             await().atMost(Duration.ofSeconds(BOUND_SECONDS)).until(() -> !dropped(calls).isEmpty());
         } finally {
@@ -154,7 +155,7 @@ class PostgresStoreFaultsTest {
         Set<String> dropped = dropped(calls);
         assertThat(dropped).isNotEmpty();
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(BOUND_SECONDS)).until(() ->
-                store.members(group).get(BOUND_SECONDS, TimeUnit.SECONDS).stream()
+                store.registry().members(group).get(BOUND_SECONDS, TimeUnit.SECONDS).stream()
                         .noneMatch(member -> dropped.contains(member.id())));
     }
 

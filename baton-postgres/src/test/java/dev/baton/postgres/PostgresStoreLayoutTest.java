@@ -67,7 +67,7 @@ class PostgresStoreLayoutTest {
     }
 
     private long granted(String nodeId) {
-        AcquireResult result = store.acquire(group, NodeInfo.of(nodeId, nodeId), LONG).join();
+        AcquireResult result = store.leases().acquire(group, NodeInfo.of(nodeId, nodeId), LONG).join();
         assertThat(result).isInstanceOf(AcquireResult.Granted.class);
         return ((AcquireResult.Granted) result).term();
     }
@@ -76,7 +76,7 @@ class PostgresStoreLayoutTest {
     void aReleaseKeepsTheGroupsRowAndItsTermSoTheNextGrantIsAboveIt() {
         long first = granted("a");
 
-        store.release(group, "a", first).join();
+        store.leases().release(group, "a", first).join();
 
         List<Object> row = rows(postgres, "SELECT leader_id, term, expires_at <= now() FROM baton.leader_lease "
                 + "WHERE group_name = ?", group).get(0);
@@ -105,7 +105,7 @@ class PostgresStoreLayoutTest {
         NodeInfo candidate = NodeInfo.of("node-1", "orders-api").withApiAddress("http://10.0.0.5:8001")
                 .withMetadata(Map.of("zone", "eu-1")).withCapabilities(new Capabilities(false, 7, 55));
 
-        store.acquire(group, candidate, LONG).join();
+        store.leases().acquire(group, candidate, LONG).join();
 
         List<Object> row = rows(postgres, "SELECT leader_id, hostname, api_url, leader_info->>'processId', "
                 + "leader_info->>'role', leader_info->'metadata'->>'zone', "
@@ -114,7 +114,7 @@ class PostgresStoreLayoutTest {
                 .get(0);
         assertThat(row).containsExactly("node-1", "10.0.0.5", "http://10.0.0.5:8001", "node-1", "master", "eu-1",
                 "7", true, true);
-        NodeInfo leader = store.leaderInfo(group).join().orElseThrow();
+        NodeInfo leader = store.registry().leaderInfo(group).join().orElseThrow();
         assertThat(leader.id()).isEqualTo("node-1");
         assertThat(leader.identifier()).isEqualTo("orders-api");
         assertThat(leader.apiAddress()).isEqualTo("http://10.0.0.5:8001");
@@ -129,20 +129,21 @@ class PostgresStoreLayoutTest {
         NodeInfo node = NodeInfo.of("worker-1", "detector").withApiAddress("https://w1.example")
                 .withMetadata(Map.of("gpu", "yes", "rack", "r2")).withCapabilities(new Capabilities(true, 3, 40));
 
-        store.register(group, node, LONG).join();
+        store.registry().register(group, node, LONG).join();
 
         List<Object> row = rows(postgres, "SELECT identifier, hostname, port, api_url, state, is_healthy, "
                 + "metadata->>'rack', capabilities->>'preferredWorkload', expires_at > last_heartbeat "
                 + "FROM baton.cluster_nodes WHERE group_name = ? AND node_id = ?", group, "worker-1").get(0);
         assertThat(row).containsExactly("detector", "w1.example", 443, "https://w1.example", "follower", true, "r2",
                 "40", true);
-        NodeInfo read = store.member(group, "worker-1").join().orElseThrow();
+        NodeInfo read = store.registry().member(group, "worker-1").join().orElseThrow();
         assertThat(read.withTimes(null, null)).isEqualTo(node.withRole(Role.FOLLOWER));
     }
 
     @Test
     void eventDataIsAJsonObjectAndTheTimestampIsTheDatabases() {
-        store.appendEvent(group, "a", "leader_elected", Map.of("term", "7", "reason", "it's \"quoted\"")).join();
+        store.events().appendEvent(group, "a", "leader_elected", Map.of("term", "7", "reason", "it's \"quoted\""))
+                .join();
 
         List<Object> row = rows(postgres, "SELECT node_id, event_type, event_data->>'term', "
                 + "event_data->>'reason', \"timestamp\" <= now() FROM baton.cluster_events WHERE group_name = ?",
@@ -160,7 +161,7 @@ class PostgresStoreLayoutTest {
 
         try (PostgresStore pruning = PostgresStore.connect(PostgresStoreOptions.builder().uri(postgres.uri())
                 .eventRetention(retention).build())) {
-            pruning.appendEvent(group, "new", "newest", Map.of()).join();
+            pruning.events().appendEvent(group, "new", "newest", Map.of()).join();
         }
 
         assertThat(count(postgres, "SELECT count(*) FROM baton.cluster_events WHERE group_name = ?", group))
@@ -169,7 +170,7 @@ class PostgresStoreLayoutTest {
                 + "ORDER BY id LIMIT 1", group)).as("oldest kept").isEqualTo("event_" + (1500 - retention + 2));
         assertThat(count(postgres, "SELECT count(*) FROM baton.cluster_events WHERE group_name = ?",
                 group + "-other")).isEqualTo(10);
-        assertThat(store.recentEvents(group, 2).join()).extracting(e -> e.type()).containsExactly("newest",
+        assertThat(store.events().recentEvents(group, 2).join()).extracting(e -> e.type()).containsExactly("newest",
                 "event_1500");
     }
 
@@ -177,13 +178,13 @@ class PostgresStoreLayoutTest {
     void aMessageTooLargeForNotifyFailsNamingTheLimitAndOneJustBelowArrivesWhole() {
         String channel = "big:" + UUID.randomUUID();
         List<byte[]> received = new CopyOnWriteArrayList<>();
-        Subscription subscription = store.subscribe(channel, received::add);
+        Subscription subscription = store.bus().subscribe(channel, received::add);
         subscription.ready().join();
         byte[] fits = new byte[5800];
         Arrays.fill(fits, (byte) 7);
 
-        assertThat(store.publish(channel, fits).join()).isEqualTo(-1L);
-        assertThatThrownBy(() -> store.publish(channel, new byte[6000]).join())
+        assertThat(store.bus().publish(channel, fits).join()).isEqualTo(-1L);
+        assertThatThrownBy(() -> store.bus().publish(channel, new byte[6000]).join())
                 .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreException.class)
                 .hasMessageContaining("a message of 6000 bytes")
                 .hasMessageContaining("over PostgreSQL's limit of 7999 bytes");
@@ -200,8 +201,8 @@ class PostgresStoreLayoutTest {
             PGConnection pg = raw.unwrap(PGConnection.class);
 
             long term = granted("node-a");
-            store.register(group, NodeInfo.of("node-b", "b"), LONG).join();
-            store.release(group, "node-a", term).join();
+            store.registry().register(group, NodeInfo.of("node-b", "b"), LONG).join();
+            store.leases().release(group, "node-a", term).join();
 
             List<String> payloads = new ArrayList<>();
             await().atMost(Duration.ofSeconds(5)).until(() -> {

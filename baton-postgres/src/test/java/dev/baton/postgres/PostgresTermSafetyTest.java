@@ -48,16 +48,17 @@ class PostgresTermSafetyTest {
 
     @Test
     void aDatabaseRestoredFromAnOlderBackupNeverIssuesATermAgainAndFencesEveryEarlierOne() throws Exception {
-        long first = granted(store.acquire(GROUP, NodeInfo.of("a", "a"), RESTORED_LEASE).join());
-        assertThat(store.fencedWrite(GROUP, "register", "a", first, bytes("a")).join().accepted()).isTrue();
-        assertThat(store.fencedPut(GROUP, "map", "k", "a", first, bytes("a")).join().accepted()).isTrue();
+        long first = granted(store.leases().acquire(GROUP, NodeInfo.of("a", "a"), RESTORED_LEASE).join());
+        assertThat(store.registers().fencedWrite(GROUP, "register", "a", first, bytes("a")).join().accepted()).isTrue();
+        assertThat(store.maps().fencedPut(GROUP, "map", "k", "a", first, bytes("a")).join().accepted()).isTrue();
         PostgresServer.SchemaSnapshot backup = postgres.snapshotSchema("baton");
 
-        assertThat(store.release(GROUP, "a", first).join()).isTrue();
-        long second = granted(store.acquire(GROUP, NodeInfo.of("b", "b"), LONG).join());
+        assertThat(store.leases().release(GROUP, "a", first).join()).isTrue();
+        long second = granted(store.leases().acquire(GROUP, NodeInfo.of("b", "b"), LONG).join());
         assertThat(second).isGreaterThan(first);
-        assertThat(store.fencedWrite(GROUP, "register", "b", second, bytes("b")).join().accepted()).isTrue();
-        assertThat(store.fencedPut(GROUP, "map", "k", "b", second, bytes("b")).join().accepted()).isTrue();
+        assertThat(store.registers().fencedWrite(GROUP, "register", "b", second, bytes("b")).join().accepted())
+                .isTrue();
+        assertThat(store.maps().fencedPut(GROUP, "map", "k", "b", second, bytes("b")).join().accepted()).isTrue();
 
         postgres.restoreSchema(backup);
 
@@ -65,7 +66,7 @@ class PostgresTermSafetyTest {
         // calls after the crash may fail on pooled connections the crash closed.
         AtomicLong third = new AtomicLong();
         await().atMost(GENEROUS).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(() -> {
-            AcquireResult result = store.acquire(GROUP, NodeInfo.of("c", "c"), LONG).get(5, TimeUnit.SECONDS);
+            AcquireResult result = store.leases().acquire(GROUP, NodeInfo.of("c", "c"), LONG).get(5, TimeUnit.SECONDS);
             if (result instanceof AcquireResult.Granted granted) {
                 third.set(granted.term());
                 return true;
@@ -75,19 +76,20 @@ class PostgresTermSafetyTest {
 
         assertThat(third.get()).as("the first grant after the restore is above every term issued before it")
                 .isGreaterThan(second);
-        assertThat(store.renew(GROUP, "b", second, LONG).join()).as("the deposed holder renews").isFalse();
+        assertThat(store.leases().renew(GROUP, "b", second, LONG).join()).as("the deposed holder renews").isFalse();
         for (long stale : new long[] {second, first}) {
-            assertThat(store.fencedWrite(GROUP, "register", "b", stale, bytes("stale")).join())
+            assertThat(store.registers().fencedWrite(GROUP, "register", "b", stale, bytes("stale")).join())
                     .as("register write under %d", stale).isEqualTo(new FencedWriteResult(false, third.get()));
-            assertThat(store.fencedPut(GROUP, "map", "k", "b", stale, bytes("stale")).join())
+            assertThat(store.maps().fencedPut(GROUP, "map", "k", "b", stale, bytes("stale")).join())
                     .as("map put under %d", stale).isEqualTo(new FencedMapWrite(false, third.get(), false));
-            assertThat(store.fencedRemove(GROUP, "map", "k", "b", stale).join().accepted())
+            assertThat(store.maps().fencedRemove(GROUP, "map", "k", "b", stale).join().accepted())
                     .as("map remove under %d", stale).isFalse();
         }
-        assertThat(store.fencedWrite(GROUP, "register", "c", third.get(), bytes("c")).join().accepted()).isTrue();
-        assertThat(store.fencedPut(GROUP, "map", "k", "c", third.get(), bytes("c")).join())
+        assertThat(store.registers().fencedWrite(GROUP, "register", "c", third.get(), bytes("c")).join().accepted())
+                .isTrue();
+        assertThat(store.maps().fencedPut(GROUP, "map", "k", "c", third.get(), bytes("c")).join())
                 .isEqualTo(new FencedMapWrite(true, third.get(), true));
-        assertThat(store.fencedRead(GROUP, "register").join()).hasValueSatisfying(v -> {
+        assertThat(store.registers().fencedRead(GROUP, "register").join()).hasValueSatisfying(v -> {
             assertThat(v.term()).isEqualTo(third.get());
             assertThat(v.writer()).isEqualTo("c");
         });
@@ -96,8 +98,8 @@ class PostgresTermSafetyTest {
     @Test
     void termsStayAboveTheDatabaseClockInMicrosecondsAndStrictlyIncrease() {
         long before = epochMicrosOfDatabase();
-        long first = granted(store.acquire("clock", NodeInfo.of("a", "a"), LONG).join());
-        long again = granted(store.acquire("clock", NodeInfo.of("a", "a"), LONG).join());
+        long first = granted(store.leases().acquire("clock", NodeInfo.of("a", "a"), LONG).join());
+        long again = granted(store.leases().acquire("clock", NodeInfo.of("a", "a"), LONG).join());
         long after = epochMicrosOfDatabase();
 
         assertThat(first).isBetween(before, after);

@@ -4,14 +4,21 @@ import dev.baton.core.NodeInfo;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.ClusterEvent;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.EventLogStore;
+import dev.baton.core.store.FencedMapStore;
 import dev.baton.core.store.FencedMapWrite;
+import dev.baton.core.store.FencedStore;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.LeaderRecordStore;
 import dev.baton.core.store.LeaderRecordWrite;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
+import dev.baton.core.store.MessageBus;
+import dev.baton.core.store.RegistryStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.redis.internal.GroupKeys;
@@ -53,7 +60,8 @@ import org.slf4j.LoggerFactory;
  * (the term counter), {@code :processes} with {@code :processes:expiry}, {@code :fenced:<register>},
  * {@code :map:<name>} (a hash per fenced map), {@code :events} with {@code :events:seq} (the event log, a list of
  * JSON newest first, and its id counter) and {@code :leader} (the leader record, a hash). Lease and member notices are published on {@code {…}:notices} and
- * {@code {…}:members}; {@link #subscribe} channels are {@code <keyPrefix><channel>}, so seed channels such as
+ * {@code {…}:members}; {@linkplain MessageBus#subscribe message} channels are {@code <keyPrefix><channel>}, so seed
+ * channels such as
  * {@code worker:slave:<id>} keep their names.
  *
  * <p><b>Terms survive data loss, and a Redis that comes back older.</b> Every grant issues
@@ -90,6 +98,13 @@ public final class RedisStore implements CoordinationStore {
     private final RedisLeaderRecords leaderRecords;
     private final PubSubRouter router;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final LeaseStore leasesRole = new LeasesRole();
+    private final RegistryStore registryRole = new RegistryRole();
+    private final FencedStore registersRole = new RegistersRole();
+    private final FencedMapStore mapsRole = new MapsRole();
+    private final EventLogStore eventsRole = new EventsRole();
+    private final MessageBus busRole = new BusRole();
+    private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
 
     private RedisStore(RedisStoreOptions options, LettuceConnections connections) {
         this.options = options;
@@ -149,150 +164,38 @@ public final class RedisStore implements CoordinationStore {
     }
 
     @Override
-    public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
-        return call("acquire", () -> leases.acquire(group, candidate, ttl));
+    public LeaseStore leases() {
+        return leasesRole;
     }
 
     @Override
-    public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
-        return call("renew", () -> leases.renew(group, nodeId, term, ttl));
+    public RegistryStore registry() {
+        return registryRole;
     }
 
     @Override
-    public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
-        return call("release", () -> leases.release(group, nodeId, term));
+    public FencedStore registers() {
+        return registersRole;
     }
 
     @Override
-    public CompletableFuture<Optional<Lease>> read(String group) {
-        return call("read lease", () -> leases.read(group));
-    }
-
-    /** Lease notices arrive from the group's {@code {…}:notices} channel; malformed ones are logged and dropped. */
-    @Override
-    public Subscription watch(String group, Consumer<LeaseNotice> listener) {
-        return router.subscribe(GroupKeys.of(options.keyPrefix(), group).noticesChannel(),
-                decoding("lease notice", LeaseNotice::decode, listener));
+    public FencedMapStore maps() {
+        return mapsRole;
     }
 
     @Override
-    public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
-        return call("register", () -> registry.register(group, node, ttl));
+    public EventLogStore events() {
+        return eventsRole;
     }
 
     @Override
-    public CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
-        return call("heartbeat", () -> registry.heartbeat(group, nodeId, ttl));
+    public MessageBus bus() {
+        return busRole;
     }
 
     @Override
-    public CompletableFuture<Boolean> unregister(String group, String nodeId) {
-        return call("unregister", () -> registry.unregister(group, nodeId));
-    }
-
-    @Override
-    public CompletableFuture<List<NodeInfo>> members(String group) {
-        return call("list members", () -> registry.members(group));
-    }
-
-    @Override
-    public CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
-        return call("read member", () -> registry.member(group, nodeId));
-    }
-
-    @Override
-    public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
-        return call("read leader info", () -> registry.leaderInfo(group));
-    }
-
-    @Override
-    public CompletableFuture<List<String>> sweepExpired(String group) {
-        return call("sweep expired members", () -> registry.sweepExpired(group));
-    }
-
-    /** Member notices arrive from the group's {@code {…}:members} channel; malformed ones are logged and dropped. */
-    @Override
-    public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
-        return router.subscribe(GroupKeys.of(options.keyPrefix(), group).membersChannel(),
-                decoding("member notice", MemberNotice::decode, listener));
-    }
-
-    @Override
-    public CompletableFuture<FencedWriteResult> fencedWrite(String group, String register, String nodeId, long term,
-            byte[] value) {
-        return call("fenced write", () -> fencing.write(group, register, nodeId, term, value));
-    }
-
-    @Override
-    public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
-        return call("fenced read", () -> fencing.read(group, register));
-    }
-
-    /**
-     * Applied by one script only if {@code term} is the group's newest issued term, the same counter the fenced
-     * registers check. The map is the hash {@code {…}:map:<map>}, one field per key.
-     */
-    @Override
-    public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId, long term,
-            byte[] value) {
-        return call("fenced put", () -> maps.put(group, map, key, nodeId, term, value));
-    }
-
-    /** Applied by one script only if {@code term} is the group's newest issued term. */
-    @Override
-    public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
-            long term) {
-        return call("fenced remove", () -> maps.remove(group, map, key, term));
-    }
-
-    @Override
-    public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
-        return call("read map entry", () -> maps.get(group, map, key));
-    }
-
-    /** One {@code HGETALL}, sorted here by key. */
-    @Override
-    public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
-        return call("list map entries", () -> maps.entries(group, map));
-    }
-
-    /**
-     * Pushes the event onto {@code {…}:events}, stamped with Redis {@code TIME} and the next id of
-     * {@code {…}:events:seq}, and trims the log to {@link RedisStoreOptions#eventRetention()}.
-     */
-    @Override
-    public CompletableFuture<Void> appendEvent(String group, String nodeId, String type, Map<String, String> data) {
-        return call("append event", () -> events.append(group, nodeId, type, data));
-    }
-
-    @Override
-    public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
-        return call("read recent events", () -> events.recent(group, limit));
-    }
-
-    /** One {@code HMGET} of the group's {@code {…}:leader} hash. */
-    @Override
-    public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
-        return call("read leader record", () -> leaderRecords.read(group));
-    }
-
-    /** One script, {@code leader_write.lua}: the compare-and-set on the term, atomic in Redis. */
-    @Override
-    public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
-        return call("write leader record", () -> leaderRecords.write(record));
-    }
-
-    /** Publishes on {@code <keyPrefix><channel>}; completes with the number of subscribers that received it. */
-    @Override
-    public CompletableFuture<Long> publish(String channel, byte[] message) {
-        return call("publish", () -> failures.guard("publish to " + channel,
-                () -> connections.commands().async().publish(options.keyPrefix() + channel, message)));
-    }
-
-    /** Subscribes to {@code <keyPrefix><channel>} on the store's shared pub/sub connection. */
-    @Override
-    public Subscription subscribe(String channel, Consumer<byte[]> handler) {
-        return router.subscribe(options.keyPrefix() + channel, handler);
+    public LeaderRecordStore leaderRecords() {
+        return leaderRecordsRole;
     }
 
     /** {@code redis://host:port/db}, without credentials. */
@@ -338,5 +241,191 @@ public final class RedisStore implements CoordinationStore {
             }
             listener.accept(notice);
         };
+    }
+
+    /** The lease role: one Lua script per operation. */
+    private final class LeasesRole implements LeaseStore {
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
+            return call("acquire", () -> leases.acquire(group, candidate, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
+            return call("renew", () -> leases.renew(group, nodeId, term, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
+            return call("release", () -> leases.release(group, nodeId, term));
+        }
+
+        @Override
+        public CompletableFuture<Optional<Lease>> read(String group) {
+            return call("read lease", () -> leases.read(group));
+        }
+
+        /** Lease notices arrive from the group's {@code {…}:notices} channel; malformed ones are logged and dropped. */
+        @Override
+        public Subscription watch(String group, Consumer<LeaseNotice> listener) {
+            return router.subscribe(GroupKeys.of(options.keyPrefix(), group).noticesChannel(),
+                    decoding("lease notice", LeaseNotice::decode, listener));
+        }
+    }
+
+    /** The registry role: a hash beside an expiry sorted set. */
+    private final class RegistryRole implements RegistryStore {
+
+        @Override
+        public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
+            return call("register", () -> registry.register(group, node, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
+            return call("heartbeat", () -> registry.heartbeat(group, nodeId, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> unregister(String group, String nodeId) {
+            return call("unregister", () -> registry.unregister(group, nodeId));
+        }
+
+        @Override
+        public CompletableFuture<List<NodeInfo>> members(String group) {
+            return call("list members", () -> registry.members(group));
+        }
+
+        @Override
+        public CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
+            return call("read member", () -> registry.member(group, nodeId));
+        }
+
+        @Override
+        public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
+            return call("read leader info", () -> registry.leaderInfo(group));
+        }
+
+        @Override
+        public CompletableFuture<List<String>> sweepExpired(String group) {
+            return call("sweep expired members", () -> registry.sweepExpired(group));
+        }
+
+        /** Member notices arrive from the group's {@code {…}:members} channel; malformed ones are logged and dropped. */
+        @Override
+        public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
+            return router.subscribe(GroupKeys.of(options.keyPrefix(), group).membersChannel(),
+                    decoding("member notice", MemberNotice::decode, listener));
+        }
+    }
+
+    /** The fenced register role. */
+    private final class RegistersRole implements FencedStore {
+
+        @Override
+        public CompletableFuture<FencedWriteResult> fencedWrite(String group, String register, String nodeId, long term,
+                byte[] value) {
+            return call("fenced write", () -> fencing.write(group, register, nodeId, term, value));
+        }
+
+        @Override
+        public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
+            return call("fenced read", () -> fencing.read(group, register));
+        }
+    }
+
+    /** The fenced map role. */
+    private final class MapsRole implements FencedMapStore {
+
+        /**
+         * Applied by one script only if {@code term} is the group's newest issued term, the same counter the fenced
+         * registers check. The map is the hash {@code {…}:map:<map>}, one field per key.
+         */
+        @Override
+        public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId,
+                long term,
+                byte[] value) {
+            return call("fenced put", () -> maps.put(group, map, key, nodeId, term, value));
+        }
+
+        /** Applied by one script only if {@code term} is the group's newest issued term. */
+        @Override
+        public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
+                long term) {
+            return call("fenced remove", () -> maps.remove(group, map, key, term));
+        }
+
+        @Override
+        public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
+            return call("read map entry", () -> maps.get(group, map, key));
+        }
+
+        /** One {@code HGETALL}, sorted here by key. */
+        @Override
+        public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
+            return call("list map entries", () -> maps.entries(group, map));
+        }
+    }
+
+    /** The event log role: a capped list per group. */
+    private final class EventsRole implements EventLogStore {
+
+        /**
+         * Pushes the event onto {@code {…}:events}, stamped with Redis {@code TIME} and the next id of
+         * {@code {…}:events:seq}, and trims the log to {@link RedisStoreOptions#eventRetention()}.
+         */
+        @Override
+        public CompletableFuture<Void> appendEvent(String group, String nodeId, String type, Map<String, String> data) {
+            return call("append event", () -> events.append(group, nodeId, type, data));
+        }
+
+        @Override
+        public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
+            return call("read recent events", () -> events.recent(group, limit));
+        }
+    }
+
+    /** The message bus role: Redis pub/sub under the key prefix. */
+    private final class BusRole implements MessageBus {
+
+        /** Publishes on {@code <keyPrefix><channel>}; completes with the number of subscribers that received it. */
+        @Override
+        public CompletableFuture<Long> publish(String channel, byte[] message) {
+            return call("publish", () -> failures.guard("publish to " + channel,
+                    () -> connections.commands().async().publish(options.keyPrefix() + channel, message)));
+        }
+
+        /** Subscribes to {@code <keyPrefix><channel>} on the store's shared pub/sub connection. */
+        @Override
+        public Subscription subscribe(String channel, Consumer<byte[]> handler) {
+            return router.subscribe(options.keyPrefix() + channel, handler);
+        }
+    }
+
+    /** The leader record role; closing it closes the store. */
+    private final class LeaderRecordsRole implements LeaderRecordStore {
+
+        /** One {@code HMGET} of the group's {@code {…}:leader} hash. */
+        @Override
+        public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
+            return call("read leader record", () -> leaderRecords.read(group));
+        }
+
+        /** One script, {@code leader_write.lua}: the compare-and-set on the term, atomic in Redis. */
+        @Override
+        public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
+            return call("write leader record", () -> leaderRecords.write(record));
+        }
+
+        @Override
+        public String describe() {
+            return description;
+        }
+
+        @Override
+        public void close() {
+            RedisStore.this.close();
+        }
     }
 }

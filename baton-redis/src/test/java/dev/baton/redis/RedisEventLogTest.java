@@ -70,12 +70,12 @@ class RedisEventLogTest {
         for (int batch = 0; batch < appended; batch += 400) {
             List<CompletableFuture<Void>> appends = new ArrayList<>();
             for (int i = batch; i < Math.min(batch + 400, appended); i++) {
-                appends.add(store.appendEvent(group, "a", "event_" + i, Map.of("n", Integer.toString(i))));
+                appends.add(store.events().appendEvent(group, "a", "event_" + i, Map.of("n", Integer.toString(i))));
             }
             appends.forEach(StoreCalls::get);
         }
 
-        List<ClusterEvent> events = get(store.recentEvents(group, appended));
+        List<ClusterEvent> events = get(store.events().recentEvents(group, appended));
 
         assertThat(raw.sync().llen(events())).isEqualTo(RETENTION);
         List<Long> newestIds = LongStream.iterate(appended, id -> id - 1).limit(RETENTION).boxed().toList();
@@ -87,7 +87,8 @@ class RedisEventLogTest {
 
     @Test
     void eachEventIsStoredAsJsonWithTheSeedsColumnNamesAndStoreTime() throws Exception {
-        get(store.appendEvent(group, "node-1", "leader_elected", Map.of("term", "7", "reason", "a \"quoted\" \u00e9")));
+        get(store.events().appendEvent(group, "node-1", "leader_elected", Map.of("term", "7", "reason",
+                "a \"quoted\" \u00e9")));
 
         JsonNode entry = JSON.readTree(raw.sync().lindex(events(), 0));
 
@@ -99,25 +100,25 @@ class RedisEventLogTest {
         Instant at = Instant.parse(entry.get("timestamp").asText());
         assertThat(at).isCloseTo(redisTime(), within(5, ChronoUnit.SECONDS));
         assertThat(entry.get("timestamp_ms").asText()).isEqualTo(Long.toString(at.toEpochMilli()));
-        assertThat(get(store.recentEvents(group, 1)).get(0).at()).isEqualTo(at);
+        assertThat(get(store.events().recentEvents(group, 1)).get(0).at()).isEqualTo(at);
     }
 
     @Test
     void entriesNotWrittenByBatonAreSkipped() {
-        get(store.appendEvent(group, "a", "election_started", Map.of()));
+        get(store.events().appendEvent(group, "a", "election_started", Map.of()));
         raw.sync().lpush(events(), "{not json", "[1,2]", "{\"id\":3}");
-        get(store.appendEvent(group, "a", "leader_elected", Map.of()));
+        get(store.events().appendEvent(group, "a", "leader_elected", Map.of()));
 
-        assertThat(get(store.recentEvents(group, 10))).extracting(ClusterEvent::type)
+        assertThat(get(store.events().recentEvents(group, 10))).extracting(ClusterEvent::type)
                 .containsExactly("leader_elected", "election_started");
     }
 
     @Test
     void aLimitOfZeroReadsNothing() {
-        get(store.appendEvent(group, "a", "election_started", Map.of()));
+        get(store.events().appendEvent(group, "a", "election_started", Map.of()));
 
-        assertThat(get(store.recentEvents(group, 0))).isEmpty();
-        assertThat(get(store.recentEvents(group, -1))).isEmpty();
+        assertThat(get(store.events().recentEvents(group, 0))).isEmpty();
+        assertThat(get(store.events().recentEvents(group, -1))).isEmpty();
     }
 
     private static Instant redisTime() {

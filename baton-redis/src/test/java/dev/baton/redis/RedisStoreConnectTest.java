@@ -47,7 +47,7 @@ class RedisStoreConnectTest {
             try (RedisStore store = RedisStore.connect(uri)) {
                 assertThat(store.describe()).isEqualTo("redis://127.0.0.1:" + redis.port() + "/2");
                 assertThat(store.toString()).doesNotContain("s3cret");
-                assertThat(get(store.read("g"))).isEmpty();
+                assertThat(get(store.leases().read("g"))).isEmpty();
             }
             assertThatThrownBy(() -> RedisStore.connect("redis://:not-the-pw@127.0.0.1:" + redis.port()))
                     .isInstanceOf(StoreException.class)
@@ -87,15 +87,16 @@ class RedisStoreConnectTest {
         try (RedisServer redis = RedisServer.start()) {
             Set<String> before = lettuceThreads();
             RedisStore store = RedisStore.connect(redis.uri());
-            get(store.subscribe("channel", message -> { }).ready());
-            get(store.read("g"));
+            get(store.bus().subscribe("channel", message -> { }).ready());
+            get(store.leases().read("g"));
             assertThat(lettuceThreads()).isNotEmpty();
 
             store.close();
             store.close();
 
             await().atMost(Duration.ofSeconds(10)).until(() -> before.containsAll(lettuceThreads()));
-            assertThat(failure(store.read("g"))).isInstanceOf(StoreException.class).hasMessageContaining("closed");
+            assertThat(failure(store.leases().read("g"))).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("closed");
         }
     }
 

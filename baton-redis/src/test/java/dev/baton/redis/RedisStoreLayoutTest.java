@@ -78,11 +78,11 @@ class RedisStoreLayoutTest {
     @Test
     void everyKeyOfAGroupIsHashTaggedIntoOneSlot() {
         long term = acquire(store, group, "a");
-        get(store.register(group, NodeInfo.of("a", "api"), LONG));
-        get(store.fencedWrite(group, "config", "a", term, new byte[] {1}));
-        get(store.fencedPut(group, "items", "k", "a", term, new byte[] {2}));
-        get(store.appendEvent(group, "a", "leader_elected", Map.of("term", Long.toString(term))));
-        get(store.writeLeader(new LeaderRecord(group, 1, "a", 1, "127.0.0.1:7001")));
+        get(store.registry().register(group, NodeInfo.of("a", "api"), LONG));
+        get(store.registers().fencedWrite(group, "config", "a", term, new byte[] {1}));
+        get(store.maps().fencedPut(group, "items", "k", "a", term, new byte[] {2}));
+        get(store.events().appendEvent(group, "a", "leader_elected", Map.of("term", Long.toString(term))));
+        get(store.leaderRecords().writeLeader(new LeaderRecord(group, 1, "a", 1, "127.0.0.1:7001")));
 
         List<String> keys = raw.sync().keys("*" + group + "*");
 
@@ -98,10 +98,10 @@ class RedisStoreLayoutTest {
         long term = acquire(store, group, "a");
         String key = "display-1;camera 7 \"q\" %3B \u00e9";
 
-        get(store.fencedPut(group, "items", key, "a", term, "on".getBytes(StandardCharsets.UTF_8)));
+        get(store.maps().fencedPut(group, "items", key, "a", term, "on".getBytes(StandardCharsets.UTF_8)));
 
         assertThat(raw.sync().hgetall(tag() + ":map:items")).containsExactly(Map.entry(key, term + ":1:aon"));
-        get(store.fencedRemove(group, "items", key, "a", term));
+        get(store.maps().fencedRemove(group, "items", key, "a", term));
         assertThat(raw.sync().exists(tag() + ":map:items")).as("an emptied hash is gone").isZero();
     }
 
@@ -109,18 +109,19 @@ class RedisStoreLayoutTest {
     void aMapEntryThatCannotBeDecodedFailsTheReadNamingIt() {
         raw.sync().hset(tag() + ":map:items", "broken", "no header");
 
-        assertThat(StoreCalls.failure(store.mapEntries(group, "items")))
+        assertThat(StoreCalls.failure(store.maps().mapEntries(group, "items")))
                 .isInstanceOf(StoreException.class).hasMessageContaining("broken").hasMessageContaining("items");
     }
 
     @Test
     void theLeaderRecordIsOneHashWithoutTtlHoldingEveryFieldAsText() {
-        get(store.writeLeader(new LeaderRecord(group, 9_007_199_254_740_993L, "node-a", 3, "10.0.0.7:7946")));
+        get(store.leaderRecords().writeLeader(new LeaderRecord(group, 9_007_199_254_740_993L, "node-a", 3,
+                "10.0.0.7:7946")));
 
         assertThat(raw.sync().hgetall(tag() + ":leader")).containsOnly(Map.entry("term", "9007199254740993"),
                 Map.entry("leader_id", "node-a"), Map.entry("process_id", "3"), Map.entry("address", "10.0.0.7:7946"));
         assertThat(raw.sync().pttl(tag() + ":leader")).isEqualTo(-1);
-        LeaderRecordWrite oneBelow = get(store.writeLeader(
+        LeaderRecordWrite oneBelow = get(store.leaderRecords().writeLeader(
                 new LeaderRecord(group, 9_007_199_254_740_992L, "node-b", 4, "10.0.0.8:7946")));
         assertThat(oneBelow.accepted()).as("a term one below, equal as a double").isFalse();
     }
@@ -129,9 +130,10 @@ class RedisStoreLayoutTest {
     void anIncompleteLeaderRecordFailsReadsAndWritesNamingIt() {
         raw.sync().hset(tag() + ":leader", "term", "4");
 
-        assertThat(StoreCalls.failure(store.readLeader(group)))
+        assertThat(StoreCalls.failure(store.leaderRecords().readLeader(group)))
                 .isInstanceOf(StoreException.class).hasMessageContaining("leader record").hasMessageContaining("incomplete");
-        assertThat(StoreCalls.failure(store.writeLeader(new LeaderRecord(group, 5, "a", 1, "127.0.0.1:1"))))
+        assertThat(StoreCalls.failure(store.leaderRecords().writeLeader(new LeaderRecord(group, 5, "a", 1,
+                "127.0.0.1:1"))))
                 .isInstanceOf(StoreException.class).hasMessageContaining("incomplete");
     }
 
@@ -155,7 +157,7 @@ class RedisStoreLayoutTest {
     void registryEntriesUseTheSeedsFieldNamesAndStoreTime() throws Exception {
         NodeInfo node = NodeInfo.of("p1", "orders-api").withApiAddress("http://10.0.0.1:8080")
                 .withCapabilities(new Capabilities(false, 7, 40)).withMetadata(Map.of("zone", "a"));
-        get(store.register(group, node, LONG));
+        get(store.registry().register(group, node, LONG));
 
         JsonNode entry = JSON.readTree(raw.sync().hget(tag() + ":processes", "p1"));
 
@@ -173,7 +175,7 @@ class RedisStoreLayoutTest {
         assertThat(Instant.parse(entry.get("lastSeen").asText())).isCloseTo(redisTime(), within(5, ChronoUnit.SECONDS));
         double expiry = raw.sync().zscore(tag() + ":processes:expiry", "p1");
         assertThat(expiry - redisTime().toEpochMilli()).isBetween(LONG.toMillis() - 5000.0, LONG.toMillis() + 0.0);
-        assertThat(get(store.member(group, "p1"))).contains(node.withTimes(
+        assertThat(get(store.registry().member(group, "p1"))).contains(node.withTimes(
                 Instant.parse(entry.get("registeredAt").asText()), Instant.parse(entry.get("lastSeen").asText())));
     }
 
@@ -184,29 +186,29 @@ class RedisStoreLayoutTest {
                 + "\"capabilities\":{\"canProcessDetections\":true,\"maxSubscriptions\":5,\"preferredWorkload\":50},"
                 + "\"metadata\":{\"port\":8080}}");
 
-        NodeInfo seed = get(store.member(group, "seed-1")).orElseThrow();
+        NodeInfo seed = get(store.registry().member(group, "seed-1")).orElseThrow();
 
         assertThat(seed.identifier()).isEqualTo("seed-1");
         assertThat(seed.capabilities()).isEqualTo(new Capabilities(true, 5, 50));
         assertThat(seed.metadata()).containsEntry("port", "8080");
         assertThat(seed.lastSeen()).isEqualTo(Instant.parse("2025-08-12T09:06:37.123Z"));
-        assertThat(get(store.members(group))).extracting(NodeInfo::id).containsExactly("seed-1");
+        assertThat(get(store.registry().members(group))).extracting(NodeInfo::id).containsExactly("seed-1");
     }
 
     @Test
     void anUnreadableEntryIsSkippedWithoutBreakingTheListing() {
-        get(store.register(group, NodeInfo.of("good", "api"), LONG));
+        get(store.registry().register(group, NodeInfo.of("good", "api"), LONG));
         raw.sync().hset(tag() + ":processes", "bad", "{not json");
         raw.sync().hset(tag() + ":processes", "array", "[1,2,3]");
 
-        assertThat(get(store.members(group))).extracting(NodeInfo::id).containsExactly("good");
-        assertThat(get(store.member(group, "bad"))).isEmpty();
+        assertThat(get(store.registry().members(group))).extracting(NodeInfo::id).containsExactly("good");
+        assertThat(get(store.registry().member(group, "bad"))).isEmpty();
     }
 
     @Test
     void malformedNoticesAreDroppedAndLaterOnesStillArrive() {
         List<LeaseNotice> heard = new CopyOnWriteArrayList<>();
-        Subscription subscription = store.watch(group, heard::add);
+        Subscription subscription = store.leases().watch(group, heard::add);
         get(subscription.ready());
 
         raw.sync().publish(tag() + ":notices", "acquired not-a-term x");
@@ -221,14 +223,14 @@ class RedisStoreLayoutTest {
     @Test
     void messageChannelsCarryTheKeyPrefix() {
         List<String> received = new CopyOnWriteArrayList<>();
-        Subscription subscription = store.subscribe("worker:slave:p1",
+        Subscription subscription = store.bus().subscribe("worker:slave:p1",
                 message -> received.add(new String(message, StandardCharsets.UTF_8)));
         get(subscription.ready());
 
         raw.sync().publish("app:worker:slave:p1", "routed");
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(received).containsExactly("routed"));
-        assertThat(get(store.publish("worker:slave:p1", "again".getBytes(StandardCharsets.UTF_8)))).isEqualTo(1);
+        assertThat(get(store.bus().publish("worker:slave:p1", "again".getBytes(StandardCharsets.UTF_8)))).isEqualTo(1);
         subscription.close();
     }
 
@@ -238,7 +240,7 @@ class RedisStoreLayoutTest {
                 .build())) {
             acquire(store, group, "a");
 
-            AcquireResult elsewhere = get(other.acquire(group, NodeInfo.of("b", "test"), LONG));
+            AcquireResult elsewhere = get(other.leases().acquire(group, NodeInfo.of("b", "test"), LONG));
 
             assertThat(elsewhere).isInstanceOf(AcquireResult.Granted.class);
             assertThat(raw.sync().get("{other:" + group + "}:master")).isEqualTo("b");
@@ -247,14 +249,14 @@ class RedisStoreLayoutTest {
 
     @Test
     void rolesInStoredEntriesFollowTheLeaseAtEachHeartbeat() throws Exception {
-        get(store.register(group, NodeInfo.of("a", "api"), LONG));
+        get(store.registry().register(group, NodeInfo.of("a", "api"), LONG));
         acquire(store, group, "a");
 
-        get(store.heartbeat(group, "a", LONG));
+        get(store.registry().heartbeat(group, "a", LONG));
 
         JsonNode entry = JSON.readTree(raw.sync().hget(tag() + ":processes", "a"));
         assertThat(entry.get("role").asText()).isEqualTo("master");
-        assertThat(get(store.leaderInfo(group))).hasValueSatisfying(info -> {
+        assertThat(get(store.registry().leaderInfo(group))).hasValueSatisfying(info -> {
             assertThat(info.id()).isEqualTo("a");
             assertThat(info.role()).isEqualTo(Role.LEADER);
             assertThat(info.registeredAt()).isNotNull();
@@ -263,14 +265,14 @@ class RedisStoreLayoutTest {
 
     @Test
     void expiredEntriesVanishFromListingsAtOnceAndSweepingDeletesThem() {
-        get(store.register(group, NodeInfo.of("brief", "api"), Duration.ofMillis(200)));
-        get(store.register(group, NodeInfo.of("steady", "api"), LONG));
+        get(store.registry().register(group, NodeInfo.of("brief", "api"), Duration.ofMillis(200)));
+        get(store.registry().register(group, NodeInfo.of("steady", "api"), LONG));
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                assertThat(get(store.members(group))).extracting(NodeInfo::id).containsExactly("steady"));
+                assertThat(get(store.registry().members(group))).extracting(NodeInfo::id).containsExactly("steady"));
         assertThat(raw.sync().hexists(tag() + ":processes", "brief")).as("still stored until swept").isTrue();
 
-        assertThat(get(store.sweepExpired(group))).containsExactly("brief");
+        assertThat(get(store.registry().sweepExpired(group))).containsExactly("brief");
 
         assertThat(raw.sync().hkeys(tag() + ":processes")).containsExactly("steady");
         assertThat(raw.sync().zrange(tag() + ":processes:expiry", 0, -1)).containsExactly("steady");
@@ -292,12 +294,12 @@ class RedisStoreLayoutTest {
         for (int batch = 0; batch < count; batch += 1000) {
             List<CompletableFuture<Void>> writes = new ArrayList<>();
             for (int i = batch; i < batch + 1000; i++) {
-                writes.add(store.register(group, NodeInfo.of(String.format("p%05d", i), "bulk"), LONG));
+                writes.add(store.registry().register(group, NodeInfo.of(String.format("p%05d", i), "bulk"), LONG));
             }
             writes.forEach(StoreCalls::get);
         }
 
-        List<NodeInfo> members = get(store.members(group));
+        List<NodeInfo> members = get(store.registry().members(group));
 
         assertThat(members).hasSize(count);
         assertThat(members.get(0).id()).isEqualTo("p00000");

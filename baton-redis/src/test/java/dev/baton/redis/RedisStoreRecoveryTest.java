@@ -50,7 +50,7 @@ class RedisStoreRecoveryTest {
             raw.sync().scriptFlush();
             assertThat(raw.sync().scriptExists(Scripts.RENEW.sha())).containsExactly(false);
 
-            assertThat(get(store.renew(GROUP, "a", term, StoreCalls.LONG))).isTrue();
+            assertThat(get(store.leases().renew(GROUP, "a", term, StoreCalls.LONG))).isTrue();
 
             assertThat(raw.sync().scriptExists(Scripts.RENEW.sha())).containsExactly(true);
         }
@@ -83,14 +83,14 @@ class RedisStoreRecoveryTest {
     @Test
     void subscriptionsResumeAfterTheServerRestarts() {
         List<String> received = new CopyOnWriteArrayList<>();
-        get(store.subscribe("resume", message -> received.add(new String(message, StandardCharsets.UTF_8)))
+        get(store.bus().subscribe("resume", message -> received.add(new String(message, StandardCharsets.UTF_8)))
                 .ready());
 
         redis.kill();
         redis.restart();
 
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
-            get(store.publish("resume", "back".getBytes(StandardCharsets.UTF_8)));
+            get(store.bus().publish("resume", "back".getBytes(StandardCharsets.UTF_8)));
             return received.contains("back");
         });
     }
@@ -99,16 +99,17 @@ class RedisStoreRecoveryTest {
     void aSubscriptionMadeWhileRedisIsDownFailsReadyButStartsOnceRedisIsBack() {
         redis.kill();
         List<String> received = new CopyOnWriteArrayList<>();
-        await().atMost(Duration.ofSeconds(5)).until(() -> store.read(GROUP).handle((v, e) -> e != null).join());
+        await().atMost(Duration.ofSeconds(5)).until(() -> store.leases().read(GROUP).handle((v, e) -> e != null)
+                .join());
 
-        Subscription subscription = store.subscribe("late",
+        Subscription subscription = store.bus().subscribe("late",
                 message -> received.add(new String(message, StandardCharsets.UTF_8)));
 
         assertThat(failure(subscription.ready())).isInstanceOf(StoreException.class)
                 .hasMessageContaining("subscribe to late");
         redis.restart();
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
-            get(store.publish("late", "hello".getBytes(StandardCharsets.UTF_8)));
+            get(store.bus().publish("late", "hello".getBytes(StandardCharsets.UTF_8)));
             return received.contains("hello");
         });
         subscription.close();
@@ -120,7 +121,7 @@ class RedisStoreRecoveryTest {
         redis.pause();
         try {
             long started = System.nanoTime();
-            Throwable error = failure(store.read(GROUP));
+            Throwable error = failure(store.leases().read(GROUP));
             Duration took = Duration.ofNanos(System.nanoTime() - started);
 
             assertThat(error).isInstanceOf(StoreTimeoutException.class).hasMessageContaining("read lease")
@@ -132,7 +133,7 @@ class RedisStoreRecoveryTest {
         }
 
         await().atMost(Duration.ofSeconds(5)).ignoreExceptions()
-                .until(() -> get(store.read(GROUP)).isPresent());
+                .until(() -> get(store.leases().read(GROUP)).isPresent());
     }
 
     @Test
@@ -141,18 +142,18 @@ class RedisStoreRecoveryTest {
 
         await().atMost(Duration.ofSeconds(5)).until(() -> {
             long started = System.nanoTime();
-            Throwable error = failure(store.read(GROUP));
+            Throwable error = failure(store.leases().read(GROUP));
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             return error instanceof StoreException && !(error instanceof StoreTimeoutException)
                     && took.compareTo(COMMAND_TIMEOUT) < 0;
         });
-        assertThat(failure(store.acquire(GROUP, NodeInfo.of("a", "test"), StoreCalls.LONG)))
+        assertThat(failure(store.leases().acquire(GROUP, NodeInfo.of("a", "test"), StoreCalls.LONG)))
                 .isInstanceOf(StoreException.class).hasMessageContaining("acquire");
 
         redis.restart();
 
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() ->
-                get(store.acquire(GROUP, NodeInfo.of("a", "test"), StoreCalls.LONG))
+                get(store.leases().acquire(GROUP, NodeInfo.of("a", "test"), StoreCalls.LONG))
                         instanceof AcquireResult.Granted);
     }
 }

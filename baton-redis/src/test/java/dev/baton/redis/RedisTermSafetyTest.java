@@ -35,7 +35,7 @@ class RedisTermSafetyTest {
             long kept = acquire(store, "n1", BRIEF);
             assertThat(write(store, "n1", kept)).isTrue();
             RedisServer.Snapshot snapshot = redis.snapshot();
-            get(store.release(GROUP, "n1", kept));
+            get(store.leases().release(GROUP, "n1", kept));
             long lost = acquire(store, "n2", LONG);
             assertThat(lost).isGreaterThan(kept);
             assertThat(write(store, "n2", lost)).isTrue();
@@ -48,7 +48,8 @@ class RedisTermSafetyTest {
             assertThat(write(store, "n2", lost)).as("deposed holder of the lost term").isFalse();
             assertThat(write(store, "n1", kept)).as("holder of the restored term").isFalse();
             assertThat(write(store, "n3", next)).isTrue();
-            assertThat(get(store.fencedRead(GROUP, "config"))).get().extracting(FencedValue::term, FencedValue::writer)
+            assertThat(get(store.registers().fencedRead(GROUP, "config"))).get().extracting(FencedValue::term,
+                    FencedValue::writer)
                     .containsExactly(next, "n3");
         }
     }
@@ -59,7 +60,7 @@ class RedisTermSafetyTest {
             long kept = acquire(store, "n1", BRIEF);
             assertThat(write(store, "n1", kept)).isTrue();
             RedisServer.AofMark mark = redis.aofMark();
-            get(store.release(GROUP, "n1", kept));
+            get(store.leases().release(GROUP, "n1", kept));
             long lost = acquire(store, "n2", LONG);
             assertThat(write(store, "n2", lost)).isTrue();
 
@@ -80,7 +81,7 @@ class RedisTermSafetyTest {
                 long term = acquire(store, node, LONG);
                 assertThat(term).isGreaterThan(highest);
                 highest = term;
-                get(store.release(GROUP, node, term));
+                get(store.leases().release(GROUP, node, term));
             }
 
             redis.kill();
@@ -97,7 +98,7 @@ class RedisTermSafetyTest {
             long kept = acquire(store, "n1", BRIEF);
             assertThat(put(store, "n1", kept, "a")).isTrue();
             RedisServer.Snapshot snapshot = redis.snapshot();
-            get(store.release(GROUP, "n1", kept));
+            get(store.leases().release(GROUP, "n1", kept));
             long lost = acquire(store, "n2", LONG);
             assertThat(put(store, "n2", lost, "a")).isTrue();
 
@@ -106,12 +107,13 @@ class RedisTermSafetyTest {
             long next = awaitAcquired(store, "n3");
             assertThat(next).isGreaterThan(lost);
             assertThat(put(store, "n2", lost, "b")).as("put under the lost term").isFalse();
-            assertThat(get(store.fencedRemove(GROUP, "items", "a", "n2", lost)).accepted())
+            assertThat(get(store.maps().fencedRemove(GROUP, "items", "a", "n2", lost)).accepted())
                     .as("remove under the lost term").isFalse();
             assertThat(put(store, "n1", kept, "b")).as("put under the restored term").isFalse();
             assertThat(put(store, "n3", next, "c")).isTrue();
-            assertThat(get(store.mapEntries(GROUP, "items"))).containsOnlyKeys("a", "c");
-            assertThat(get(store.mapGet(GROUP, "items", "a"))).get().extracting(FencedValue::term).isEqualTo(kept);
+            assertThat(get(store.maps().mapEntries(GROUP, "items"))).containsOnlyKeys("a", "c");
+            assertThat(get(store.maps().mapGet(GROUP, "items", "a"))).get().extracting(FencedValue::term)
+                    .isEqualTo(kept);
         }
     }
 
@@ -150,7 +152,7 @@ class RedisTermSafetyTest {
     }
 
     private static long acquire(RedisStore store, String node, Duration ttl) {
-        AcquireResult result = get(store.acquire(GROUP, NodeInfo.of(node, "test"), ttl));
+        AcquireResult result = get(store.leases().acquire(GROUP, NodeInfo.of(node, "test"), ttl));
         if (!(result instanceof AcquireResult.Granted granted)) {
             throw new AssertionError("acquire by " + node + " was not granted: " + result);
         }
@@ -164,7 +166,7 @@ class RedisTermSafetyTest {
     }
 
     private static boolean write(RedisStore store, String node, long term) {
-        return get(store.fencedWrite(GROUP, "config", node, term, bytes(node))).accepted();
+        return get(store.registers().fencedWrite(GROUP, "config", node, term, bytes(node))).accepted();
     }
 
     /** A fenced write once the restarted server answers. */
@@ -173,7 +175,7 @@ class RedisTermSafetyTest {
     }
 
     private static boolean put(RedisStore store, String node, long term, String key) {
-        return get(store.fencedPut(GROUP, "items", key, node, term, bytes(node))).accepted();
+        return get(store.maps().fencedPut(GROUP, "items", key, node, term, bytes(node))).accepted();
     }
 
     private static String termKey() {

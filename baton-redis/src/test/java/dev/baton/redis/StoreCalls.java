@@ -45,7 +45,7 @@ final class StoreCalls {
 
     /** Acquires {@code group} for {@code nodeId}, failing the test unless it is granted; returns the term. */
     static long acquire(CoordinationStore store, String group, String nodeId) {
-        AcquireResult result = get(store.acquire(group, NodeInfo.of(nodeId, "test"), LONG));
+        AcquireResult result = get(store.leases().acquire(group, NodeInfo.of(nodeId, "test"), LONG));
         if (!(result instanceof AcquireResult.Granted granted)) {
             throw new AssertionError("acquire by " + nodeId + " was not granted: " + result);
         }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.core.Election;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.Leadership;
+import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.core.time.Clock;
 import java.time.Duration;
@@ -73,11 +74,18 @@ final class FencedWriter implements AutoCloseable {
         }
     }
 
-    /** The writer for a node: to {@code --fenced-writes-to} if given, else to the store's register. */
-    static FencedWriter create(Election election, Duration interval, Duration timeout, Clock clock, EventJson json,
-            JsonLines lines, ChaosSettings chaos) {
+    /**
+     * The writer for a node: to {@code --fenced-writes-to} if given, else to {@code register}, the store's register
+     * that the store election of a store backend offers.
+     *
+     * @throws IllegalStateException if neither is there (the command line accepts {@code --fenced-writes} only with
+     *                               one of them)
+     */
+    static FencedWriter create(Election election, Optional<FencedRegister> register, Duration interval,
+            Duration timeout, Clock clock, EventJson json, JsonLines lines, ChaosSettings chaos) {
         FencedDestination destination = chaos.fencedWritesTo().<FencedDestination>map(FenceClient::new)
-                .orElseGet(() -> FencedDestination.register(election.fencedRegister(REGISTER)));
+                .orElseGet(() -> FencedDestination.register(register.orElseThrow(() -> new IllegalStateException(
+                        "fenced writes need a store backend or --fenced-writes-to"))));
         return new FencedWriter(election, destination, interval, timeout, clock, json, lines, chaos);
     }
 

@@ -69,9 +69,9 @@ final class LeaderStores {
             } else if (lower.startsWith("file:")) {
                 store = new FileLeaderStore(file(value.substring("file:".length())));
             } else if (lower.startsWith("redis://") || lower.startsWith("rediss://")) {
-                store = RedisStore.connect(value);
+                store = RedisStore.connect(value).leaderRecords();
             } else if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
-                store = PostgresStore.connect(value);
+                store = PostgresStore.connect(value).leaderRecords();
             } else {
                 throw unsupported(value);
             }

@@ -158,7 +158,7 @@ final class LeaderWaitLines implements AutoCloseable {
     private String leaseInTheWay() {
         Optional<Lease> held;
         try {
-            held = store.get().read(election.group()).get(callTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            held = store.get().leases().read(election.group()).get(callTimeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted while reading the lease";

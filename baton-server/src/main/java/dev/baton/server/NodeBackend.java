@@ -3,6 +3,7 @@ package dev.baton.server;
 import dev.baton.core.Election;
 import dev.baton.core.ElectionMetrics;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,6 +51,14 @@ interface NodeBackend extends AutoCloseable {
 
     /** The shared store, for store backends; empty for serverless ones. */
     Optional<CoordinationStore> store();
+
+    /**
+     * A register the backend's store fences by term, from the store election {@link #election} built; empty for
+     * serverless backends (their elections have no store to fence with) and before {@code election} was called.
+     */
+    default Optional<FencedRegister> fencedRegister(String name) {
+        return Optional.empty();
+    }
 
     /**
      * The backend as the node-started line, the logs and {@code /cluster/status} show it, without secrets: e.g.

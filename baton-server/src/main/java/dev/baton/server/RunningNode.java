@@ -102,8 +102,8 @@ final class RunningNode {
                 backend.describe(), registry, metrics, backend.callTimeout(), clock,
                 Optional.ofNullable(work).map(NodeWorkCluster::cluster));
         this.fencedWriter = settings.fencedWrites()
-                .map(interval -> FencedWriter.create(election, interval, backend.callTimeout(), clock, json, lines,
-                        settings.chaos()))
+                .map(interval -> FencedWriter.create(election, backend.fencedRegister(FencedWriter.REGISTER), interval,
+                        backend.callTimeout(), clock, json, lines, settings.chaos()))
                 .orElse(null);
         this.waitLines = new LeaderWaitLines(election, backend.store(), backend.callTimeout(), clock, json, lines,
                 LeaderWaitLines.Pacing.of(settings.profile()));

@@ -1,10 +1,11 @@
 package dev.baton.server;
 
 import dev.baton.core.Baton;
-import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionMetrics;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.StoreElection;
+import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
 import java.time.Duration;
@@ -16,6 +17,7 @@ final class StoreBackend implements NodeBackend {
     private final String group;
     private final CoordinationStore store;
     private final ElectionConfig config;
+    private volatile StoreElection election;
 
     /** Takes over {@code store}, which {@link #close()} closes. */
     StoreBackend(String group, CoordinationStore store, ElectionConfig config) {
@@ -25,8 +27,8 @@ final class StoreBackend implements NodeBackend {
     }
 
     @Override
-    public Election election(NodeInfo self, ElectionMetrics metrics, Clock clock) {
-        return Baton.election(store)
+    public StoreElection election(NodeInfo self, ElectionMetrics metrics, Clock clock) {
+        election = Baton.election(store)
                 .group(group)
                 .node(self)
                 .config(config)
@@ -34,6 +36,12 @@ final class StoreBackend implements NodeBackend {
                 .metrics(metrics)
                 .releaseOnShutdown(false)   // RunningNode's own hook closes the election after the API and work
                 .build();
+        return election;
+    }
+
+    @Override
+    public Optional<FencedRegister> fencedRegister(String name) {
+        return Optional.ofNullable(election).map(built -> built.fencedRegister(name));
     }
 
     @Override

@@ -86,7 +86,7 @@ abstract class FailoverScenario {
     private void assertTheStoresEventLogTellsTheSameStory(List<NodeProcess> leaders, long releasedTerm) {
         try (CoordinationStore store = backend.connect()) {
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-                List<ClusterEvent> events = store.recentEvents("failover", 500).get(5, TimeUnit.SECONDS);
+                List<ClusterEvent> events = store.events().recentEvents("failover", 500).get(5, TimeUnit.SECONDS);
                 for (NodeProcess leader : leaders) {
                     assertThat(events).as("leader_elected of %s", leader.name())
                             .anySatisfy(e -> {

@@ -91,11 +91,12 @@ abstract class PausedLeaderFencingScenario {
         assertAcceptedTermsNeverGoBack();
 
         try (CoordinationStore store = backend.connect()) {
-            FencedWriteResult stale = store.fencedWrite(GROUP, FencedWriter.REGISTER, old.name(), oldTerm,
+            FencedWriteResult stale = store.registers().fencedWrite(GROUP, FencedWriter.REGISTER, old.name(), oldTerm,
                     "late".getBytes(StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS);
             assertThat(stale.accepted()).as("a write under the old term, straight to Redis").isFalse();
             assertThat(stale.currentTerm()).isGreaterThanOrEqualTo(newTerm);
-            FencedValue value = store.fencedRead(GROUP, FencedWriter.REGISTER).get(5, TimeUnit.SECONDS).orElseThrow();
+            FencedValue value = store.registers().fencedRead(GROUP, FencedWriter.REGISTER).get(5, TimeUnit.SECONDS)
+                    .orElseThrow();
             assertThat(value.term()).isEqualTo(newTerm);
         }
     }

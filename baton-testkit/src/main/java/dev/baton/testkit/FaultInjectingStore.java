@@ -4,14 +4,21 @@ import dev.baton.core.NodeInfo;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.ClusterEvent;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.EventLogStore;
+import dev.baton.core.store.FencedMapStore;
 import dev.baton.core.store.FencedMapWrite;
+import dev.baton.core.store.FencedStore;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.LeaderRecordStore;
 import dev.baton.core.store.LeaderRecordWrite;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
+import dev.baton.core.store.MessageBus;
+import dev.baton.core.store.RegistryStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import java.time.Duration;
@@ -32,6 +39,9 @@ import java.util.function.Supplier;
  * <p>Calls made while hung are not lost: on {@link #heal()} they reach the store late, the way commands queued to a
  * paused Redis run when it resumes. Their callers have long since timed out, so a late renewal can extend a lease its
  * holder already gave up: exactly the situation the election must stay safe in.
+ *
+ * <p>A fault hits the whole connection, so every role is wrapped (one small class per role); a wrapper that changes
+ * one role only extends {@link dev.baton.core.store.ForwardingStore} instead.
  */
 public final class FaultInjectingStore implements CoordinationStore {
 
@@ -42,6 +52,13 @@ public final class FaultInjectingStore implements CoordinationStore {
     private final List<Consumer<LeaseNotice>> leaseWatchers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile Mode mode = Mode.NORMAL;
     private volatile boolean replayOnHeal = true;
+    private final LeaseStore leasesRole = new LeasesRole();
+    private final RegistryStore registryRole = new RegistryRole();
+    private final FencedStore registersRole = new RegistersRole();
+    private final FencedMapStore mapsRole = new MapsRole();
+    private final EventLogStore eventsRole = new EventsRole();
+    private final MessageBus busRole = new BusRole();
+    private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
 
     public FaultInjectingStore(CoordinationStore delegate) {
         this.delegate = delegate;
@@ -105,44 +122,6 @@ public final class FaultInjectingStore implements CoordinationStore {
         };
     }
 
-    @Override
-    public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
-        return call("acquire", () -> delegate.acquire(group, candidate, ttl));
-    }
-
-    @Override
-    public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
-        return call("renew", () -> delegate.renew(group, nodeId, term, ttl));
-    }
-
-    @Override
-    public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
-        return call("release", () -> delegate.release(group, nodeId, term));
-    }
-
-    @Override
-    public CompletableFuture<Optional<Lease>> read(String group) {
-        return call("read", () -> delegate.read(group));
-    }
-
-    @Override
-    public Subscription watch(String group, Consumer<LeaseNotice> listener) {
-        leaseWatchers.add(listener);
-        Subscription subscription = delegate.watch(group, gated(listener));
-        return new Subscription() {
-            @Override
-            public CompletableFuture<Void> ready() {
-                return subscription.ready();
-            }
-
-            @Override
-            public void close() {
-                leaseWatchers.remove(listener);
-                subscription.close();
-            }
-        };
-    }
-
     /**
      * Delivers {@code notice} to this client's lease watchers now, as pub/sub does with a notice that was delayed or
      * arrives out of order: the store's state is not touched.
@@ -152,107 +131,38 @@ public final class FaultInjectingStore implements CoordinationStore {
     }
 
     @Override
-    public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
-        return call("register", () -> delegate.register(group, node, ttl));
+    public LeaseStore leases() {
+        return leasesRole;
     }
 
     @Override
-    public CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
-        return call("heartbeat", () -> delegate.heartbeat(group, nodeId, ttl));
+    public RegistryStore registry() {
+        return registryRole;
     }
 
     @Override
-    public CompletableFuture<Boolean> unregister(String group, String nodeId) {
-        return call("unregister", () -> delegate.unregister(group, nodeId));
+    public FencedStore registers() {
+        return registersRole;
     }
 
     @Override
-    public CompletableFuture<List<NodeInfo>> members(String group) {
-        return call("members", () -> delegate.members(group));
+    public FencedMapStore maps() {
+        return mapsRole;
     }
 
     @Override
-    public CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
-        return call("member", () -> delegate.member(group, nodeId));
+    public EventLogStore events() {
+        return eventsRole;
     }
 
     @Override
-    public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
-        return call("leaderInfo", () -> delegate.leaderInfo(group));
+    public MessageBus bus() {
+        return busRole;
     }
 
     @Override
-    public CompletableFuture<List<String>> sweepExpired(String group) {
-        return call("sweepExpired", () -> delegate.sweepExpired(group));
-    }
-
-    @Override
-    public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
-        return delegate.watchMembers(group, gated(listener));
-    }
-
-    @Override
-    public CompletableFuture<FencedWriteResult> fencedWrite(String group, String register, String nodeId, long term,
-            byte[] value) {
-        return call("fencedWrite", () -> delegate.fencedWrite(group, register, nodeId, term, value));
-    }
-
-    @Override
-    public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
-        return call("fencedRead", () -> delegate.fencedRead(group, register));
-    }
-
-    @Override
-    public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId, long term,
-            byte[] value) {
-        return call("fencedPut", () -> delegate.fencedPut(group, map, key, nodeId, term, value));
-    }
-
-    @Override
-    public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
-            long term) {
-        return call("fencedRemove", () -> delegate.fencedRemove(group, map, key, nodeId, term));
-    }
-
-    @Override
-    public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
-        return call("mapGet", () -> delegate.mapGet(group, map, key));
-    }
-
-    @Override
-    public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
-        return call("mapEntries", () -> delegate.mapEntries(group, map));
-    }
-
-    @Override
-    public CompletableFuture<Void> appendEvent(String group, String nodeId, String type, Map<String, String> data) {
-        return call("appendEvent", () -> delegate.appendEvent(group, nodeId, type, data));
-    }
-
-    @Override
-    public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
-        return call("recentEvents", () -> delegate.recentEvents(group, limit));
-    }
-
-    @Override
-    public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
-        return call("readLeader", () -> delegate.readLeader(group));
-    }
-
-    /** While hung, the write is held and reaches the store on {@link #heal()}: a stale leader's late write. */
-    @Override
-    public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
-        return call("writeLeader", () -> delegate.writeLeader(record));
-    }
-
-    @Override
-    public CompletableFuture<Long> publish(String channel, byte[] message) {
-        return call("publish", () -> delegate.publish(channel, message));
-    }
-
-    @Override
-    public Subscription subscribe(String channel, Consumer<byte[]> handler) {
-        return delegate.subscribe(channel, gated(handler));
+    public LeaderRecordStore leaderRecords() {
+        return leaderRecordsRole;
     }
 
     @Override
@@ -264,5 +174,186 @@ public final class FaultInjectingStore implements CoordinationStore {
     @Override
     public void close() {
         mode = Mode.FAIL;
+    }
+
+    /** The leases role, through the faults. */
+    private final class LeasesRole implements LeaseStore {
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
+            return call("acquire", () -> delegate.leases().acquire(group, candidate, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
+            return call("renew", () -> delegate.leases().renew(group, nodeId, term, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
+            return call("release", () -> delegate.leases().release(group, nodeId, term));
+        }
+
+        @Override
+        public CompletableFuture<Optional<Lease>> read(String group) {
+            return call("read", () -> delegate.leases().read(group));
+        }
+
+        @Override
+        public Subscription watch(String group, Consumer<LeaseNotice> listener) {
+            leaseWatchers.add(listener);
+            Subscription subscription = delegate.leases().watch(group, gated(listener));
+            return new Subscription() {
+                @Override
+                public CompletableFuture<Void> ready() {
+                    return subscription.ready();
+                }
+
+                @Override
+                public void close() {
+                    leaseWatchers.remove(listener);
+                    subscription.close();
+                }
+            };
+        }
+    }
+
+    /** The registry role, through the faults. */
+    private final class RegistryRole implements RegistryStore {
+
+        @Override
+        public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
+            return call("register", () -> delegate.registry().register(group, node, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
+            return call("heartbeat", () -> delegate.registry().heartbeat(group, nodeId, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> unregister(String group, String nodeId) {
+            return call("unregister", () -> delegate.registry().unregister(group, nodeId));
+        }
+
+        @Override
+        public CompletableFuture<List<NodeInfo>> members(String group) {
+            return call("members", () -> delegate.registry().members(group));
+        }
+
+        @Override
+        public CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
+            return call("member", () -> delegate.registry().member(group, nodeId));
+        }
+
+        @Override
+        public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
+            return call("leaderInfo", () -> delegate.registry().leaderInfo(group));
+        }
+
+        @Override
+        public CompletableFuture<List<String>> sweepExpired(String group) {
+            return call("sweepExpired", () -> delegate.registry().sweepExpired(group));
+        }
+
+        @Override
+        public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
+            return delegate.registry().watchMembers(group, gated(listener));
+        }
+    }
+
+    /** The registers role, through the faults. */
+    private final class RegistersRole implements FencedStore {
+
+        @Override
+        public CompletableFuture<FencedWriteResult> fencedWrite(String group, String register, String nodeId, long term,
+                byte[] value) {
+            return call("fencedWrite", () -> delegate.registers().fencedWrite(group, register, nodeId, term, value));
+        }
+
+        @Override
+        public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
+            return call("fencedRead", () -> delegate.registers().fencedRead(group, register));
+        }
+    }
+
+    /** The maps role, through the faults. */
+    private final class MapsRole implements FencedMapStore {
+
+        @Override
+        public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId,
+                long term,
+                byte[] value) {
+            return call("fencedPut", () -> delegate.maps().fencedPut(group, map, key, nodeId, term, value));
+        }
+
+        @Override
+        public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
+                long term) {
+            return call("fencedRemove", () -> delegate.maps().fencedRemove(group, map, key, nodeId, term));
+        }
+
+        @Override
+        public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
+            return call("mapGet", () -> delegate.maps().mapGet(group, map, key));
+        }
+
+        @Override
+        public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
+            return call("mapEntries", () -> delegate.maps().mapEntries(group, map));
+        }
+    }
+
+    /** The events role, through the faults. */
+    private final class EventsRole implements EventLogStore {
+
+        @Override
+        public CompletableFuture<Void> appendEvent(String group, String nodeId, String type, Map<String, String> data) {
+            return call("appendEvent", () -> delegate.events().appendEvent(group, nodeId, type, data));
+        }
+
+        @Override
+        public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
+            return call("recentEvents", () -> delegate.events().recentEvents(group, limit));
+        }
+    }
+
+    /** The bus role, through the faults. */
+    private final class BusRole implements MessageBus {
+
+        @Override
+        public CompletableFuture<Long> publish(String channel, byte[] message) {
+            return call("publish", () -> delegate.bus().publish(channel, message));
+        }
+
+        @Override
+        public Subscription subscribe(String channel, Consumer<byte[]> handler) {
+            return delegate.bus().subscribe(channel, gated(handler));
+        }
+    }
+
+    /** The leaderRecords role, through the faults. */
+    private final class LeaderRecordsRole implements LeaderRecordStore {
+
+        @Override
+        public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
+            return call("readLeader", () -> delegate.leaderRecords().readLeader(group));
+        }
+
+        /** While hung, the write is held and reaches the store on {@link #heal()}: a stale leader's late write. */
+        @Override
+        public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
+            return call("writeLeader", () -> delegate.leaderRecords().writeLeader(record));
+        }
+
+        @Override
+        public String describe() {
+            return FaultInjectingStore.this.describe();
+        }
+
+        @Override
+        public void close() {
+            FaultInjectingStore.this.close();
+        }
     }
 }

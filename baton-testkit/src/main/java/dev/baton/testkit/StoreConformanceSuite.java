@@ -89,19 +89,35 @@ public abstract class StoreConformanceSuite {
     }
 
     private long acquireGranted(String nodeId, Duration ttl) {
-        AcquireResult result = get(store.acquire(group, node(nodeId), ttl));
+        AcquireResult result = get(store.leases().acquire(group, node(nodeId), ttl));
         assertThat(result).as("acquire by %s", nodeId).isInstanceOf(AcquireResult.Granted.class);
         return ((AcquireResult.Granted) result).term();
     }
 
-    /** Every {@code CoordinationStore} is a leader record store: the whole leader record contract, on this backend. */
+    /** Every {@code CoordinationStore} offers a leader record store: the whole leader record contract,
+            on this backend. */
     @Nested
     class LeaderRecords extends LeaderRecordStoreConformanceSuite {
 
         @Override
         protected LeaderRecordStore newStore() {
-            return StoreConformanceSuite.this.newStore();
+            return StoreConformanceSuite.this.newStore().leaderRecords();
         }
+    }
+
+    // ---------------------------------------------------------------- roles
+
+    /** Callers keep a role and use it for the store's lifetime: each accessor answers one object, every time. */
+    @Test
+    void everyRoleIsOneObjectForTheStoresLifetime() {
+        assertThat(store.leases()).isNotNull().isSameAs(store.leases());
+        assertThat(store.registry()).isNotNull().isSameAs(store.registry());
+        assertThat(store.registers()).isNotNull().isSameAs(store.registers());
+        assertThat(store.maps()).isNotNull().isSameAs(store.maps());
+        assertThat(store.events()).isNotNull().isSameAs(store.events());
+        assertThat(store.bus()).isNotNull().isSameAs(store.bus());
+        assertThat(store.leaderRecords()).isNotNull().isSameAs(store.leaderRecords());
+        assertThat(store.leaderRecords().describe()).isEqualTo(store.describe());
     }
 
     // ---------------------------------------------------------------- leases
@@ -110,7 +126,7 @@ public abstract class StoreConformanceSuite {
     void firstCandidateGetsTheLeaseAndOthersAreToldWhoHoldsIt() {
         long term = acquireGranted("a", LONG);
 
-        AcquireResult second = get(store.acquire(group, node("b"), LONG));
+        AcquireResult second = get(store.leases().acquire(group, node("b"), LONG));
 
         assertThat(second).isInstanceOf(AcquireResult.Denied.class);
         Lease current = ((AcquireResult.Denied) second).current();
@@ -126,7 +142,7 @@ public abstract class StoreConformanceSuite {
             String owner = "node-" + (i % 2);
             long term = acquireGranted(owner, LONG);
             assertThat(term).isGreaterThan(previous);
-            assertThat(get(store.release(group, owner, term))).isTrue();
+            assertThat(get(store.leases().release(group, owner, term))).isTrue();
             previous = term;
         }
     }
@@ -138,26 +154,26 @@ public abstract class StoreConformanceSuite {
         long second = acquireGranted("a", LONG);
 
         assertThat(second).isGreaterThan(first);
-        assertThat(get(store.renew(group, "a", first, LONG))).as("old term renews").isFalse();
-        assertThat(get(store.renew(group, "a", second, LONG))).isTrue();
+        assertThat(get(store.leases().renew(group, "a", first, LONG))).as("old term renews").isFalse();
+        assertThat(get(store.leases().renew(group, "a", second, LONG))).isTrue();
     }
 
     @Test
     void onlyTheOwnerWithItsTermCanRenew() {
         long term = acquireGranted("a", LONG);
 
-        assertThat(get(store.renew(group, "b", term, LONG))).isFalse();
-        assertThat(get(store.renew(group, "a", term + 1, LONG))).isFalse();
-        assertThat(get(store.renew(group, "a", term, LONG))).isTrue();
+        assertThat(get(store.leases().renew(group, "b", term, LONG))).isFalse();
+        assertThat(get(store.leases().renew(group, "a", term + 1, LONG))).isFalse();
+        assertThat(get(store.leases().renew(group, "a", term, LONG))).isTrue();
     }
 
     @Test
     void renewalExtendsTheLeaseByTheStoreClock() {
         long term = acquireGranted("a", SHORT);
 
-        assertThat(get(store.renew(group, "a", term, LONG))).isTrue();
+        assertThat(get(store.leases().renew(group, "a", term, LONG))).isTrue();
 
-        Lease lease = get(store.read(group)).orElseThrow();
+        Lease lease = get(store.leases().read(group)).orElseThrow();
         assertThat(lease.remaining()).isGreaterThan(SHORT);
     }
 
@@ -165,21 +181,21 @@ public abstract class StoreConformanceSuite {
     void onlyTheOwnerWithItsTermCanRelease() {
         long term = acquireGranted("a", LONG);
 
-        assertThat(get(store.release(group, "b", term))).isFalse();
-        assertThat(get(store.release(group, "a", term - 1))).isFalse();
-        assertThat(get(store.read(group))).isPresent();
+        assertThat(get(store.leases().release(group, "b", term))).isFalse();
+        assertThat(get(store.leases().release(group, "a", term - 1))).isFalse();
+        assertThat(get(store.leases().read(group))).isPresent();
 
-        assertThat(get(store.release(group, "a", term))).isTrue();
-        assertThat(get(store.read(group))).isEmpty();
-        assertThat(get(store.release(group, "a", term))).as("second release").isFalse();
+        assertThat(get(store.leases().release(group, "a", term))).isTrue();
+        assertThat(get(store.leases().read(group))).isEmpty();
+        assertThat(get(store.leases().release(group, "a", term))).as("second release").isFalse();
     }
 
     @Test
     void readReportsOwnerTermAndRemainingTime() {
-        assertThat(get(store.read(group))).isEmpty();
+        assertThat(get(store.leases().read(group))).isEmpty();
         long term = acquireGranted("a", LONG);
 
-        Lease lease = get(store.read(group)).orElseThrow();
+        Lease lease = get(store.leases().read(group)).orElseThrow();
 
         assertThat(lease.owner()).isEqualTo("a");
         assertThat(lease.term()).isEqualTo(term);
@@ -190,9 +206,9 @@ public abstract class StoreConformanceSuite {
     void anUnrenewedLeaseExpiresAndCanBeTakenByAnother() {
         long term = acquireGranted("a", SHORT);
 
-        await().atMost(Duration.ofSeconds(5)).until(() -> get(store.read(group)).isEmpty());
+        await().atMost(Duration.ofSeconds(5)).until(() -> get(store.leases().read(group)).isEmpty());
 
-        assertThat(get(store.renew(group, "a", term, LONG))).as("renew after expiry").isFalse();
+        assertThat(get(store.leases().renew(group, "a", term, LONG))).as("renew after expiry").isFalse();
         long next = acquireGranted("b", LONG);
         assertThat(next).isGreaterThan(term);
     }
@@ -202,7 +218,7 @@ public abstract class StoreConformanceSuite {
         List<CompletableFuture<AcquireResult>> attempts = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             CoordinationStore client = i % 2 == 0 ? store : open();
-            attempts.add(client.acquire(group, node("n" + i), LONG));
+            attempts.add(client.leases().acquire(group, node("n" + i), LONG));
         }
 
         long granted = attempts.stream().map(StoreConformanceSuite::get)
@@ -216,21 +232,21 @@ public abstract class StoreConformanceSuite {
         String other = group + "-other";
         long term = acquireGranted("a", LONG);
 
-        AcquireResult elsewhere = get(store.acquire(other, node("b"), LONG));
+        AcquireResult elsewhere = get(store.leases().acquire(other, node("b"), LONG));
 
         assertThat(elsewhere).isInstanceOf(AcquireResult.Granted.class);
-        assertThat(get(store.read(group)).orElseThrow().term()).isEqualTo(term);
+        assertThat(get(store.leases().read(group)).orElseThrow().term()).isEqualTo(term);
     }
 
     @Test
     void watchersHearAcquisitionsAndReleases() {
         List<LeaseNotice> heard = new CopyOnWriteArrayList<>();
         CoordinationStore watcherClient = open();
-        Subscription subscription = watcherClient.watch(group, heard::add);
+        Subscription subscription = watcherClient.leases().watch(group, heard::add);
         get(subscription.ready());
 
         long term = acquireGranted("a", LONG);
-        get(store.release(group, "a", term));
+        get(store.leases().release(group, "a", term));
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(heard).containsExactly(
                 new LeaseNotice(LeaseNotice.Kind.ACQUIRED, "a", term),
@@ -240,15 +256,15 @@ public abstract class StoreConformanceSuite {
     @Test
     void aClosedWatchHearsNothingMore() {
         List<LeaseNotice> heard = new CopyOnWriteArrayList<>();
-        Subscription subscription = store.watch(group, heard::add);
+        Subscription subscription = store.leases().watch(group, heard::add);
         get(subscription.ready());
         subscription.close();
 
         acquireGranted("a", LONG);
         List<LeaseNotice> probe = new CopyOnWriteArrayList<>();
-        Subscription later = store.watch(group, probe::add);
+        Subscription later = store.leases().watch(group, probe::add);
         get(later.ready());
-        get(store.acquire(group, node("a"), LONG));
+        get(store.leases().acquire(group, node("a"), LONG));
         await().atMost(Duration.ofSeconds(5)).until(() -> !probe.isEmpty());
 
         assertThat(heard).isEmpty();
@@ -259,10 +275,10 @@ public abstract class StoreConformanceSuite {
 
     @Test
     void registeredProcessesAreListedInIdOrderWithStoreTimestamps() {
-        get(store.register(group, node("p2"), LONG));
-        get(store.register(group, node("p1").withMetadata(Map.of("zone", "a")), LONG));
+        get(store.registry().register(group, node("p2"), LONG));
+        get(store.registry().register(group, node("p1").withMetadata(Map.of("zone", "a")), LONG));
 
-        List<NodeInfo> members = get(store.members(group));
+        List<NodeInfo> members = get(store.registry().members(group));
 
         assertThat(members).extracting(NodeInfo::id).containsExactly("p1", "p2");
         NodeInfo p1 = members.get(0);
@@ -270,96 +286,96 @@ public abstract class StoreConformanceSuite {
         assertThat(p1.identifier()).isEqualTo("conformance");
         assertThat(p1.registeredAt()).isNotNull();
         assertThat(p1.lastSeen()).isNotNull();
-        assertThat(get(store.member(group, "p2"))).isPresent();
-        assertThat(get(store.member(group, "nobody"))).isEmpty();
+        assertThat(get(store.registry().member(group, "p2"))).isPresent();
+        assertThat(get(store.registry().member(group, "nobody"))).isEmpty();
     }
 
     @Test
     void reRegisteringKeepsTheFirstRegistrationTime() {
-        get(store.register(group, node("p1"), LONG));
-        NodeInfo first = get(store.member(group, "p1")).orElseThrow();
+        get(store.registry().register(group, node("p1"), LONG));
+        NodeInfo first = get(store.registry().member(group, "p1")).orElseThrow();
 
-        get(store.register(group, node("p1").withMetadata(Map.of("v", "2")), LONG));
+        get(store.registry().register(group, node("p1").withMetadata(Map.of("v", "2")), LONG));
 
-        NodeInfo second = get(store.member(group, "p1")).orElseThrow();
+        NodeInfo second = get(store.registry().member(group, "p1")).orElseThrow();
         assertThat(second.registeredAt()).isEqualTo(first.registeredAt());
         assertThat(second.metadata()).containsEntry("v", "2");
     }
 
     @Test
     void heartbeatRenewsOnlyLiveEntries() {
-        get(store.register(group, node("p1"), SHORT));
+        get(store.registry().register(group, node("p1"), SHORT));
 
-        assertThat(get(store.heartbeat(group, "p1", LONG))).isTrue();
-        assertThat(get(store.heartbeat(group, "ghost", LONG))).isFalse();
+        assertThat(get(store.registry().heartbeat(group, "p1", LONG))).isTrue();
+        assertThat(get(store.registry().heartbeat(group, "ghost", LONG))).isFalse();
 
-        NodeInfo renewed = get(store.member(group, "p1")).orElseThrow();
+        NodeInfo renewed = get(store.registry().member(group, "p1")).orElseThrow();
         assertThat(renewed.lastSeen()).isAfterOrEqualTo(renewed.registeredAt());
     }
 
     @Test
     void entriesExpireWithoutHeartbeatsAndAreSweptOnce() {
-        get(store.register(group, node("short"), SHORT));
-        get(store.register(group, node("long"), LONG));
+        get(store.registry().register(group, node("short"), SHORT));
+        get(store.registry().register(group, node("long"), LONG));
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                assertThat(get(store.members(group))).extracting(NodeInfo::id).containsExactly("long"));
+                assertThat(get(store.registry().members(group))).extracting(NodeInfo::id).containsExactly("long"));
 
-        assertThat(get(store.member(group, "short"))).isEmpty();
-        assertThat(get(store.heartbeat(group, "short", LONG))).as("heartbeat after expiry").isFalse();
-        List<String> swept = get(store.sweepExpired(group));
+        assertThat(get(store.registry().member(group, "short"))).isEmpty();
+        assertThat(get(store.registry().heartbeat(group, "short", LONG))).as("heartbeat after expiry").isFalse();
+        List<String> swept = get(store.registry().sweepExpired(group));
         assertThat(swept).isSubsetOf("short");
-        assertThat(get(store.sweepExpired(group))).isEmpty();
+        assertThat(get(store.registry().sweepExpired(group))).isEmpty();
     }
 
     @Test
     void unregisterRemovesAnEntry() {
-        get(store.register(group, node("p1"), LONG));
+        get(store.registry().register(group, node("p1"), LONG));
 
-        assertThat(get(store.unregister(group, "p1"))).isTrue();
-        assertThat(get(store.unregister(group, "p1"))).isFalse();
-        assertThat(get(store.members(group))).isEmpty();
+        assertThat(get(store.registry().unregister(group, "p1"))).isTrue();
+        assertThat(get(store.registry().unregister(group, "p1"))).isFalse();
+        assertThat(get(store.registry().members(group))).isEmpty();
     }
 
     @Test
     void rolesAreDerivedFromTheCurrentLease() {
-        get(store.register(group, node("a"), LONG));
-        get(store.register(group, node("b").withRole(Role.LEADER), LONG));
+        get(store.registry().register(group, node("a"), LONG));
+        get(store.registry().register(group, node("b").withRole(Role.LEADER), LONG));
         long term = acquireGranted("a", LONG);
 
-        assertThat(get(store.members(group))).extracting(NodeInfo::id, NodeInfo::role)
+        assertThat(get(store.registry().members(group))).extracting(NodeInfo::id, NodeInfo::role)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("a", Role.LEADER),
                         org.assertj.core.groups.Tuple.tuple("b", Role.FOLLOWER));
 
-        get(store.release(group, "a", term));
-        assertThat(get(store.members(group))).extracting(NodeInfo::role).containsOnly(Role.FOLLOWER);
+        get(store.leases().release(group, "a", term));
+        assertThat(get(store.registry().members(group))).extracting(NodeInfo::role).containsOnly(Role.FOLLOWER);
     }
 
     @Test
     void leaderInfoIsTheLeaseHoldersProcessWhileTheLeaseLives() {
-        assertThat(get(store.leaderInfo(group))).isEmpty();
+        assertThat(get(store.registry().leaderInfo(group))).isEmpty();
         long term = acquireGranted("a", LONG);
 
-        Optional<NodeInfo> leader = get(store.leaderInfo(group));
+        Optional<NodeInfo> leader = get(store.registry().leaderInfo(group));
 
         assertThat(leader).hasValueSatisfying(info -> {
             assertThat(info.id()).isEqualTo("a");
             assertThat(info.role()).isEqualTo(Role.LEADER);
         });
-        get(store.release(group, "a", term));
-        assertThat(get(store.leaderInfo(group))).isEmpty();
+        get(store.leases().release(group, "a", term));
+        assertThat(get(store.registry().leaderInfo(group))).isEmpty();
     }
 
     @Test
     void memberWatchersHearRegistrationsButNotHeartbeats() {
         List<MemberNotice> heard = new CopyOnWriteArrayList<>();
-        Subscription subscription = open().watchMembers(group, heard::add);
+        Subscription subscription = open().registry().watchMembers(group, heard::add);
         get(subscription.ready());
 
-        get(store.register(group, node("p1"), LONG));
-        get(store.heartbeat(group, "p1", LONG));
-        get(store.register(group, node("p1"), LONG));
-        get(store.unregister(group, "p1"));
+        get(store.registry().register(group, node("p1"), LONG));
+        get(store.registry().heartbeat(group, "p1", LONG));
+        get(store.registry().register(group, node("p1"), LONG));
+        get(store.registry().unregister(group, "p1"));
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(heard).containsExactly(
                 new MemberNotice(MemberNotice.Kind.REGISTERED, "p1"),
@@ -376,10 +392,10 @@ public abstract class StoreConformanceSuite {
     void theCurrentTermMayWrite() {
         long term = acquireGranted("a", LONG);
 
-        FencedWriteResult result = get(store.fencedWrite(group, "r", "a", term, bytes("one")));
+        FencedWriteResult result = get(store.registers().fencedWrite(group, "r", "a", term, bytes("one")));
 
         assertThat(result.accepted()).isTrue();
-        FencedValue value = get(store.fencedRead(group, "r")).orElseThrow();
+        FencedValue value = get(store.registers().fencedRead(group, "r")).orElseThrow();
         assertThat(value.term()).isEqualTo(term);
         assertThat(value.writer()).isEqualTo("a");
         assertThat(new String(value.value(), StandardCharsets.UTF_8)).isEqualTo("one");
@@ -388,38 +404,39 @@ public abstract class StoreConformanceSuite {
     @Test
     void aDeposedLeaderIsRefusedEvenBeforeItsSuccessorWrites() {
         long old = acquireGranted("a", SHORT);
-        await().atMost(Duration.ofSeconds(5)).until(() -> get(store.read(group)).isEmpty());
+        await().atMost(Duration.ofSeconds(5)).until(() -> get(store.leases().read(group)).isEmpty());
         long current = acquireGranted("b", LONG);
 
-        FencedWriteResult stale = get(store.fencedWrite(group, "r", "a", old, bytes("stale")));
+        FencedWriteResult stale = get(store.registers().fencedWrite(group, "r", "a", old, bytes("stale")));
 
         assertThat(stale.accepted()).isFalse();
         assertThat(stale.currentTerm()).isEqualTo(current);
-        assertThat(get(store.fencedRead(group, "r"))).isEmpty();
+        assertThat(get(store.registers().fencedRead(group, "r"))).isEmpty();
     }
 
     @Test
     void aRefusedWriteLeavesTheRegisterUntouched() {
         long first = acquireGranted("a", LONG);
-        get(store.release(group, "a", first));
+        get(store.leases().release(group, "a", first));
         long second = acquireGranted("b", LONG);
-        assertThat(get(store.fencedWrite(group, "r", "b", second, bytes("new"))).accepted()).isTrue();
+        assertThat(get(store.registers().fencedWrite(group, "r", "b", second, bytes("new"))).accepted()).isTrue();
 
-        FencedWriteResult stale = get(store.fencedWrite(group, "r", "a", first, bytes("old")));
+        FencedWriteResult stale = get(store.registers().fencedWrite(group, "r", "a", first, bytes("old")));
 
         assertThat(stale.accepted()).isFalse();
-        FencedValue value = get(store.fencedRead(group, "r")).orElseThrow();
+        FencedValue value = get(store.registers().fencedRead(group, "r")).orElseThrow();
         assertThat(value.term()).isEqualTo(second);
         assertThat(new String(value.value(), StandardCharsets.UTF_8)).isEqualTo("new");
     }
 
     @Test
     void aTermNeverIssuedIsRefused() {
-        assertThat(get(store.fencedWrite(group, "r", "a", 0, bytes("before any lease"))).accepted()).isFalse();
+        assertThat(get(store.registers().fencedWrite(group, "r", "a", 0, bytes("before any lease"))).accepted())
+                .isFalse();
         long term = acquireGranted("a", LONG);
 
-        assertThat(get(store.fencedWrite(group, "r", "a", term + 1, bytes("x"))).accepted()).isFalse();
-        assertThat(get(store.fencedWrite(group, "r", "a", term, bytes("x"))).accepted()).isTrue();
+        assertThat(get(store.registers().fencedWrite(group, "r", "a", term + 1, bytes("x"))).accepted()).isFalse();
+        assertThat(get(store.registers().fencedWrite(group, "r", "a", term, bytes("x"))).accepted()).isTrue();
     }
 
     // ---------------------------------------------------------------- fenced maps
@@ -432,12 +449,12 @@ public abstract class StoreConformanceSuite {
     void theCurrentTermMayPutAndReplaceMapEntries() {
         long term = acquireGranted("a", LONG);
 
-        FencedMapWrite created = get(store.fencedPut(group, "items", "k", "a", term, bytes("one")));
-        FencedMapWrite replaced = get(store.fencedPut(group, "items", "k", "a", term, bytes("two")));
+        FencedMapWrite created = get(store.maps().fencedPut(group, "items", "k", "a", term, bytes("one")));
+        FencedMapWrite replaced = get(store.maps().fencedPut(group, "items", "k", "a", term, bytes("two")));
 
         assertThat(created).isEqualTo(new FencedMapWrite(true, term, false));
         assertThat(replaced).isEqualTo(new FencedMapWrite(true, term, true));
-        FencedValue value = get(open().mapGet(group, "items", "k")).orElseThrow();
+        FencedValue value = get(open().maps().mapGet(group, "items", "k")).orElseThrow();
         assertThat(value.term()).isEqualTo(term);
         assertThat(value.writer()).isEqualTo("a");
         assertThat(text(value)).isEqualTo("two");
@@ -448,51 +465,54 @@ public abstract class StoreConformanceSuite {
         long term = acquireGranted("a", LONG);
         List<String> keys = List.of("display-1;camera-7", "b", "a b/c?d=e&f", "\u00e9t\u00e9 \"quoted\"", "%3B", "a");
         for (String key : keys) {
-            assertThat(get(store.fencedPut(group, "items", key, "a", term, bytes("v:" + key))).accepted()).isTrue();
+            assertThat(get(store.maps().fencedPut(group, "items", key, "a", term, bytes("v:" + key))).accepted())
+                    .isTrue();
         }
 
-        SortedMap<String, FencedValue> entries = get(open().mapEntries(group, "items"));
+        SortedMap<String, FencedValue> entries = get(open().maps().mapEntries(group, "items"));
 
         assertThat(entries.keySet()).containsExactlyElementsOf(new TreeSet<>(keys));
         entries.forEach((key, value) -> assertThat(text(value)).isEqualTo("v:" + key));
-        assertThat(get(store.mapEntries(group, "other"))).isEmpty();
-        assertThat(get(store.mapEntries("other-" + group, "items"))).isEmpty();
+        assertThat(get(store.maps().mapEntries(group, "other"))).isEmpty();
+        assertThat(get(store.maps().mapEntries("other-" + group, "items"))).isEmpty();
     }
 
     @Test
     void removeIsFencedAndIdempotent() {
         long term = acquireGranted("a", LONG);
-        get(store.fencedPut(group, "items", "k", "a", term, bytes("one")));
+        get(store.maps().fencedPut(group, "items", "k", "a", term, bytes("one")));
 
-        assertThat(get(store.fencedRemove(group, "items", "k", "a", term))).isEqualTo(new FencedMapWrite(true, term, true));
-        assertThat(get(store.fencedRemove(group, "items", "k", "a", term))).isEqualTo(new FencedMapWrite(true, term, false));
-        assertThat(get(store.mapGet(group, "items", "k"))).isEmpty();
+        assertThat(get(store.maps().fencedRemove(group, "items", "k", "a", term))).isEqualTo(new FencedMapWrite(true,
+                term, true));
+        assertThat(get(store.maps().fencedRemove(group, "items", "k", "a", term))).isEqualTo(new FencedMapWrite(true,
+                term, false));
+        assertThat(get(store.maps().mapGet(group, "items", "k"))).isEmpty();
     }
 
     @Test
     void aDeposedLeaderCannotPutOrRemoveMapEntries() {
         long old = acquireGranted("a", LONG);
-        get(store.fencedPut(group, "items", "kept", "a", old, bytes("by a")));
-        get(store.release(group, "a", old));
+        get(store.maps().fencedPut(group, "items", "kept", "a", old, bytes("by a")));
+        get(store.leases().release(group, "a", old));
         long current = acquireGranted("b", LONG);
 
-        FencedMapWrite put = get(store.fencedPut(group, "items", "new", "a", old, bytes("stale")));
-        FencedMapWrite remove = get(store.fencedRemove(group, "items", "kept", "a", old));
+        FencedMapWrite put = get(store.maps().fencedPut(group, "items", "new", "a", old, bytes("stale")));
+        FencedMapWrite remove = get(store.maps().fencedRemove(group, "items", "kept", "a", old));
 
         assertThat(put.accepted()).isFalse();
         assertThat(put.currentTerm()).isEqualTo(current);
         assertThat(remove.accepted()).isFalse();
-        assertThat(get(store.mapEntries(group, "items")).keySet()).containsExactly("kept");
-        assertThat(text(get(store.mapGet(group, "items", "kept")).orElseThrow())).isEqualTo("by a");
+        assertThat(get(store.maps().mapEntries(group, "items")).keySet()).containsExactly("kept");
+        assertThat(text(get(store.maps().mapGet(group, "items", "kept")).orElseThrow())).isEqualTo("by a");
     }
 
     @Test
     void aMapTermNeverIssuedIsRefused() {
-        assertThat(get(store.fencedPut(group, "items", "k", "a", 0, bytes("x"))).accepted()).isFalse();
+        assertThat(get(store.maps().fencedPut(group, "items", "k", "a", 0, bytes("x"))).accepted()).isFalse();
         long term = acquireGranted("a", LONG);
 
-        assertThat(get(store.fencedPut(group, "items", "k", "a", term + 1, bytes("x"))).accepted()).isFalse();
-        assertThat(get(store.mapEntries(group, "items"))).isEmpty();
+        assertThat(get(store.maps().fencedPut(group, "items", "k", "a", term + 1, bytes("x"))).accepted()).isFalse();
+        assertThat(get(store.maps().mapEntries(group, "items"))).isEmpty();
     }
 
     // ---------------------------------------------------------------- event log
@@ -500,11 +520,12 @@ public abstract class StoreConformanceSuite {
     @Test
     void eventsAreReadBackNewestFirstWithIncreasingIdsAndStoreTimestamps() {
         Instant before = Instant.now().minus(Duration.ofMinutes(1));
-        get(store.appendEvent(group, "a", "election_started", Map.of()));
-        get(store.appendEvent(group, "a", "leader_elected", Map.of("term", "7")));
-        get(open().appendEvent(group, "b", "node_joined", Map.of("node", "b", "note", "quotes \" and \\ and \u00e9")));
+        get(store.events().appendEvent(group, "a", "election_started", Map.of()));
+        get(store.events().appendEvent(group, "a", "leader_elected", Map.of("term", "7")));
+        get(open().events().appendEvent(group, "b", "node_joined", Map.of("node", "b", "note",
+                "quotes \" and \\ and \u00e9")));
 
-        List<ClusterEvent> events = get(store.recentEvents(group, 10));
+        List<ClusterEvent> events = get(store.events().recentEvents(group, 10));
 
         assertThat(events).extracting(ClusterEvent::type)
                 .containsExactly("node_joined", "leader_elected", "election_started");
@@ -520,13 +541,14 @@ public abstract class StoreConformanceSuite {
     @Test
     void recentEventsHonoursTheLimitAndTheGroup() {
         for (int i = 0; i < 5; i++) {
-            get(store.appendEvent(group, "a", "event_" + i, Map.of()));
+            get(store.events().appendEvent(group, "a", "event_" + i, Map.of()));
         }
-        get(store.appendEvent("other-" + group, "a", "elsewhere", Map.of()));
+        get(store.events().appendEvent("other-" + group, "a", "elsewhere", Map.of()));
 
-        assertThat(get(store.recentEvents(group, 2))).extracting(ClusterEvent::type).containsExactly("event_4", "event_3");
-        assertThat(get(store.recentEvents(group, 100))).hasSize(5);
-        assertThat(get(store.recentEvents("never-" + group, 10))).isEmpty();
+        assertThat(get(store.events().recentEvents(group, 2))).extracting(ClusterEvent::type)
+                .containsExactly("event_4", "event_3");
+        assertThat(get(store.events().recentEvents(group, 100))).hasSize(5);
+        assertThat(get(store.events().recentEvents("never-" + group, 10))).isEmpty();
     }
 
     // ---------------------------------------------------------------- messaging
@@ -535,16 +557,16 @@ public abstract class StoreConformanceSuite {
     void publishedMessagesReachSubscribersUntilTheyClose() {
         String channel = "conformance:" + UUID.randomUUID();
         List<String> received = new CopyOnWriteArrayList<>();
-        Subscription subscription = open().subscribe(channel,
+        Subscription subscription = open().bus().subscribe(channel,
                 message -> received.add(new String(message, StandardCharsets.UTF_8)));
         get(subscription.ready());
 
-        get(store.publish(channel, bytes("hello")));
+        get(store.bus().publish(channel, bytes("hello")));
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(received).containsExactly("hello"));
 
         subscription.close();
-        get(store.publish(channel, bytes("after close")));
-        Subscription probe = store.subscribe(channel, message -> { });
+        get(store.bus().publish(channel, bytes("after close")));
+        Subscription probe = store.bus().subscribe(channel, message -> { });
         get(probe.ready());
         assertThat(received).containsExactly("hello");
         probe.close();

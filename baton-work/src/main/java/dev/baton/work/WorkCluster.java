@@ -268,7 +268,7 @@ public final class WorkCluster implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         BusMessage.Regenerate notice = new BusMessage.Regenerate(group, reason, processId, clock.instant().toString());
-        return store.publish(layout.commandsChannel(), codec.encode(notice)).thenApply(n -> null);
+        return store.bus().publish(layout.commandsChannel(), codec.encode(notice)).thenApply(n -> null);
     }
 
     /**

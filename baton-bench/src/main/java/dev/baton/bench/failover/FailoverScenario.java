@@ -160,7 +160,7 @@ public final class FailoverScenario implements Scenario {
      */
     private static Kill kill(NodeProcess.Acquired leader, CoordinationStore observer) throws Exception {
         String leaderId = leader.node().nodeId(START_TIMEOUT_SECONDS);
-        Lease lease = observer.read(GROUP).get(2, TimeUnit.SECONDS)
+        Lease lease = observer.leases().read(GROUP).get(2, TimeUnit.SECONDS)
                 .orElseThrow(() -> new IllegalStateException("no lease while a leader runs"));
         long readAt = System.nanoTime();
         if (!lease.owner().equals(leaderId)) {
@@ -169,7 +169,7 @@ public final class FailoverScenario implements Scenario {
         long killAt = System.nanoTime();
         leader.node().kill();
         long remaining = lease.remaining().toNanos() - (killAt - readAt);
-        Optional<Lease> after = observer.read(GROUP).get(2, TimeUnit.SECONDS);
+        Optional<Lease> after = observer.leases().read(GROUP).get(2, TimeUnit.SECONDS);
         long afterAt = System.nanoTime();
         if (after.isPresent() && after.get().owner().equals(leaderId) && after.get().term() == lease.term()) {
             long implied = after.get().remaining().toNanos() + (afterAt - killAt);

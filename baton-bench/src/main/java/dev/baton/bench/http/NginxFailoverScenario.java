@@ -136,7 +136,7 @@ public final class NginxFailoverScenario implements Scenario {
             int slot = indexOf(nodes, leaderId);
             HttpNode leader = nodes.get(slot);
 
-            Lease lease = observer.read(GROUP).get(2, TimeUnit.SECONDS)
+            Lease lease = observer.leases().read(GROUP).get(2, TimeUnit.SECONDS)
                     .orElseThrow(() -> new IllegalStateException("no lease while " + leaderId + " leads"));
             long readAt = System.nanoTime();
             if (!lease.owner().equals(leaderId)) {
@@ -146,7 +146,7 @@ public final class NginxFailoverScenario implements Scenario {
             Instant killWall = Instant.now();
             leader.kill();
             long left = lease.remaining().toNanos() - (killAt - readAt);
-            Optional<Lease> after = observer.read(GROUP).get(2, TimeUnit.SECONDS);
+            Optional<Lease> after = observer.leases().read(GROUP).get(2, TimeUnit.SECONDS);
             long afterAt = System.nanoTime();
             if (after.isPresent() && after.get().owner().equals(leaderId) && after.get().term() == lease.term()) {
                 left = Math.max(left, after.get().remaining().toNanos() + (afterAt - killAt) - RENEWAL_SLACK_NANOS);

@@ -176,7 +176,7 @@ public final class BullyMessagesScenario implements Scenario {
             PeerAddress address = PeerAddress.of("n" + i, 7400);
             addresses.add(address);
             BullyElection election = new BullyElection(GROUP, new MemberCard("n" + i, null, Capabilities.DEFAULT,
-                    Map.of()), config, network.transport(address), store, false, clock, scheduler,
+                    Map.of()), config, network.transport(address), store.leaderRecords(), false, clock, scheduler,
                     new Random(random.nextLong()), Runnable::run, null);
             elections.add(election);
             election.start();
@@ -263,7 +263,8 @@ public final class BullyMessagesScenario implements Scenario {
                 NettyTransport<BullyMessage> transport = NettyTransport.builder(Bully.codec())
                         .listen(PeerAddress.of("127.0.0.1", freePort())).clusterName(GROUP).build();
                 transports.add(transport);
-                BullyElection election = Bully.election(transport).group(GROUP).config(config).leaderStore(store)
+                BullyElection election = Bully.election(transport).group(GROUP).config(config).leaderStore(store
+                        .leaderRecords())
                         .node(NodeInfo.of("ignored", "n" + i)).build();
                 transport.start();
                 election.addListener(event -> {

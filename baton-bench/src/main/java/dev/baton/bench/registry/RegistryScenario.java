@@ -12,10 +12,10 @@ import dev.baton.bench.stats.Samples;
 import dev.baton.bench.support.CommandMonitor;
 import dev.baton.bench.support.Environment;
 import dev.baton.core.Baton;
-import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
-import dev.baton.core.Membership;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.Registry;
+import dev.baton.core.StoreElection;
 import dev.baton.core.store.CoordinationStore;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -78,10 +78,10 @@ public final class RegistryScenario implements Scenario {
         out.println("## Process registry at " + count + " processes" + backend.kind().headingSuffix());
         out.println();
         try (CoordinationStore store = backend.connect();
-             Election election = Baton.election(store).group(group).config(ElectionConfig.defaults()).build()) {
+             StoreElection election = Baton.election(store).group(group).config(ElectionConfig.defaults()).build()) {
             out.println(Environment.machine() + ". " + backend.describe());
             out.println();
-            Membership membership = election.membership();
+            Registry membership = election.membership();
             List<String> ids = new ArrayList<>();
             System.err.println("registry " + backend.kind().key() + ": registering " + processes + " processes ...");
             long registration = register(membership, processes, ids);
@@ -142,7 +142,7 @@ public final class RegistryScenario implements Scenario {
                         + String.format("%,d", perProcess) + " characters per process";
     }
 
-    private static long register(Membership membership, int processes, List<String> ids) throws Exception {
+    private static long register(Registry membership, int processes, List<String> ids) throws Exception {
         Semaphore inFlight = new Semaphore(IN_FLIGHT);
         List<CompletableFuture<Void>> pending = new ArrayList<>();
         long start = System.nanoTime();
@@ -164,7 +164,7 @@ public final class RegistryScenario implements Scenario {
         return elapsed;
     }
 
-    private static Samples heartbeats(Membership membership, List<String> ids, Random random, int warmup, int n)
+    private static Samples heartbeats(Registry membership, List<String> ids, Random random, int warmup, int n)
             throws Exception {
         return timed(warmup, n, () -> {
             String id = ids.get(random.nextInt(ids.size()));
@@ -174,7 +174,7 @@ public final class RegistryScenario implements Scenario {
         });
     }
 
-    private static void heartbeatsUnchecked(Membership membership, List<String> ids, Random random, int count) {
+    private static void heartbeatsUnchecked(Registry membership, List<String> ids, Random random, int count) {
         try {
             heartbeats(membership, ids, random, 0, count);
         } catch (Exception e) {
@@ -182,7 +182,7 @@ public final class RegistryScenario implements Scenario {
         }
     }
 
-    private static Samples listings(Membership membership, int processes) throws Exception {
+    private static Samples listings(Registry membership, int processes) throws Exception {
         return timed(LISTING_WARMUP, LISTINGS, () -> {
             List<NodeInfo> all = membership.members().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             if (all.size() != processes) {

@@ -1,12 +1,12 @@
 package dev.baton.core.compat;
 
 import dev.baton.core.Baton;
-import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Registration;
 import dev.baton.core.Role;
+import dev.baton.core.StoreElection;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.StoreException;
 import java.time.Duration;
@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Seed 000's {@code MasterElection}, in its own vocabulary, over Baton's {@link Election}: for users who come from the
- * seed. Every method of the seed's public interface is here with the same meaning; asynchronous ones return a
+ * Seed 000's {@code MasterElection}, in its own vocabulary, over Baton's {@link StoreElection}: for users who come
+ * from the seed. Every method of the seed's public interface is here with the same meaning; asynchronous ones return a
  * {@link CompletableFuture} where the seed returns a Promise.
  *
  * <pre>{@code
@@ -38,10 +38,10 @@ import java.util.concurrent.TimeoutException;
  */
 public final class MasterElection {
 
-    private final Election election;
+    private final StoreElection election;
     private final String identifier;
 
-    private MasterElection(Election election, String identifier) {
+    private MasterElection(StoreElection election, String identifier) {
         this.election = election;
         this.identifier = identifier;
     }
@@ -60,18 +60,18 @@ public final class MasterElection {
     /** A new election on {@code store} for group {@code lockName} with the given configuration. */
     public static MasterElection create(CoordinationStore store, String lockName, ElectionConfig config,
             String identifier) {
-        Election election = Baton.election(store).group(lockName).config(config)
+        StoreElection election = Baton.election(store).group(lockName).config(config)
                 .node(NodeInfo.create(identifier)).build();
         return new MasterElection(election, identifier);
     }
 
-    /** Seed vocabulary over an election built elsewhere. */
-    public static MasterElection over(Election election) {
+    /** Seed vocabulary over a store election built elsewhere: the seed's registry calls need the store's. */
+    public static MasterElection over(StoreElection election) {
         return new MasterElection(election, election.membership().self().identifier());
     }
 
     /** The underlying election, for the parts of Baton the seed has no words for (terms, fencing). */
-    public Election election() {
+    public StoreElection election() {
         return election;
     }
 

@@ -3,10 +3,10 @@ package dev.baton.core.lease;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionMetrics;
-import dev.baton.core.Membership;
 import dev.baton.core.MemberState;
 import dev.baton.core.MemberStatus;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.Registry;
 import dev.baton.core.store.RegistryStore;
 import dev.baton.core.store.Subscription;
 import dev.baton.core.time.Clock;
@@ -32,7 +32,7 @@ import java.util.function.Consumer;
  * registration notice and every {@code checkInterval} the leader sweeps expired entries and diffs the listing.
  * All mutable state is confined to the election's scheduler.
  */
-final class LeaseMembership implements Membership {
+final class LeaseMembership implements Registry {
 
     private final RegistryStore store;
     private final String group;

@@ -1,7 +1,7 @@
 package dev.baton.core.lease;
 
 import dev.baton.core.StoreContact;
-import dev.baton.core.internal.FailureLog;
+import dev.baton.core.spi.FailureLog;
 import dev.baton.core.time.Clock;
 import java.time.Duration;
 

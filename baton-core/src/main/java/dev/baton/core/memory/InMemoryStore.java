@@ -5,14 +5,21 @@ import dev.baton.core.Role;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.ClusterEvent;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.EventLogStore;
+import dev.baton.core.store.FencedMapStore;
 import dev.baton.core.store.FencedMapWrite;
+import dev.baton.core.store.FencedStore;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.LeaderRecordStore;
 import dev.baton.core.store.LeaderRecordWrite;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
+import dev.baton.core.store.MessageBus;
+import dev.baton.core.store.RegistryStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.core.time.Clock;
@@ -36,7 +43,8 @@ import java.util.function.Consumer;
  *
  * <p>The store's clock is the {@link Clock} it is given, so under a fake clock leases expire exactly when the test
  * says. Every operation completes before it returns; notices are delivered on the calling thread after the store's
- * lock is released.
+ * lock is released. The roles are inner classes over one state under one lock, since they are not independent: a
+ * fenced write is judged by the term the lease role issued last, and a member's role by who holds the lease.
  *
  * <p>{@link #close()} forgets everything; afterwards the leader record calls fail with a {@link StoreException}, as
  * every server store's calls do.
@@ -47,6 +55,13 @@ public final class InMemoryStore implements CoordinationStore {
     private final Map<String, GroupState> groups = new HashMap<>();
     private final Map<String, List<Consumer<byte[]>>> channels = new HashMap<>();
     private boolean closed;
+    private final LeaseStore leases = new Leases();
+    private final RegistryStore registry = new Registry();
+    private final FencedStore registers = new Registers();
+    private final FencedMapStore maps = new Maps();
+    private final EventLogStore events = new Events();
+    private final MessageBus bus = new Bus();
+    private final LeaderRecordStore leaderRecords = new LeaderRecords();
 
     public InMemoryStore() {
         this(Clock.system());
@@ -86,295 +101,38 @@ public final class InMemoryStore implements CoordinationStore {
     }
 
     @Override
-    public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
-        AcquireResult result;
-        List<Consumer<LeaseNotice>> watchers;
-        synchronized (this) {
-            GroupState g = group(group);
-            long now = now();
-            if (g.leaseLive(now) && !g.owner.equals(candidate.id())) {
-                return CompletableFuture.completedFuture(new AcquireResult.Denied(
-                        new Lease(g.owner, g.leaseTerm, Duration.ofNanos(g.expiresAt - now))));
-            }
-            g.term++;
-            g.owner = candidate.id();
-            g.leaseTerm = g.term;
-            g.expiresAt = now + ttl.toNanos();
-            g.leaderInfo = candidate.withRole(Role.LEADER).withTimes(clock.instant(), clock.instant());
-            result = new AcquireResult.Granted(g.term);
-            watchers = g.leaseWatchers;
-        }
-        notifyAll(watchers, new LeaseNotice(LeaseNotice.Kind.ACQUIRED, candidate.id(),
-                ((AcquireResult.Granted) result).term()));
-        return CompletableFuture.completedFuture(result);
+    public LeaseStore leases() {
+        return leases;
     }
 
     @Override
-    public synchronized CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
-        GroupState g = group(group);
-        long now = now();
-        if (!g.leaseLive(now) || !g.owner.equals(nodeId) || g.leaseTerm != term) {
-            return CompletableFuture.completedFuture(false);
-        }
-        g.expiresAt = now + ttl.toNanos();
-        return CompletableFuture.completedFuture(true);
+    public RegistryStore registry() {
+        return registry;
     }
 
     @Override
-    public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
-        List<Consumer<LeaseNotice>> watchers;
-        synchronized (this) {
-            GroupState g = group(group);
-            if (!g.leaseLive(now()) || !g.owner.equals(nodeId) || g.leaseTerm != term) {
-                return CompletableFuture.completedFuture(false);
-            }
-            g.owner = null;
-            g.leaderInfo = null;
-            watchers = g.leaseWatchers;
-        }
-        notifyAll(watchers, new LeaseNotice(LeaseNotice.Kind.RELEASED, nodeId, term));
-        return CompletableFuture.completedFuture(true);
+    public FencedStore registers() {
+        return registers;
     }
 
     @Override
-    public synchronized CompletableFuture<Optional<Lease>> read(String group) {
-        GroupState g = group(group);
-        long now = now();
-        if (!g.leaseLive(now)) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-        return CompletableFuture.completedFuture(
-                Optional.of(new Lease(g.owner, g.leaseTerm, Duration.ofNanos(g.expiresAt - now))));
+    public FencedMapStore maps() {
+        return maps;
     }
 
     @Override
-    public Subscription watch(String group, Consumer<LeaseNotice> listener) {
-        List<Consumer<LeaseNotice>> watchers;
-        synchronized (this) {
-            watchers = group(group).leaseWatchers;
-        }
-        watchers.add(listener);
-        return new LocalSubscription(() -> watchers.remove(listener));
+    public EventLogStore events() {
+        return events;
     }
 
     @Override
-    public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
-        boolean added;
-        List<Consumer<MemberNotice>> watchers;
-        synchronized (this) {
-            GroupState g = group(group);
-            long now = now();
-            sweep(g, now);
-            NodeInfo previous = g.members.get(node.id());
-            Instant stamp = clock.instant();
-            Instant registeredAt = previous != null ? previous.registeredAt() : stamp;
-            g.members.put(node.id(), node.withTimes(registeredAt, stamp));
-            g.memberExpiry.put(node.id(), now + ttl.toNanos());
-            added = previous == null;
-            watchers = g.memberWatchers;
-        }
-        if (added) {
-            notifyAll(watchers, new MemberNotice(MemberNotice.Kind.REGISTERED, node.id()));
-        }
-        return CompletableFuture.completedFuture(null);
+    public MessageBus bus() {
+        return bus;
     }
 
     @Override
-    public synchronized CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
-        GroupState g = group(group);
-        long now = now();
-        sweep(g, now);
-        NodeInfo current = g.members.get(nodeId);
-        if (current == null) {
-            return CompletableFuture.completedFuture(false);
-        }
-        g.members.put(nodeId, current.withTimes(current.registeredAt(), clock.instant()));
-        g.memberExpiry.put(nodeId, now + ttl.toNanos());
-        return CompletableFuture.completedFuture(true);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> unregister(String group, String nodeId) {
-        List<Consumer<MemberNotice>> watchers;
-        synchronized (this) {
-            GroupState g = group(group);
-            sweep(g, now());
-            if (g.members.remove(nodeId) == null) {
-                return CompletableFuture.completedFuture(false);
-            }
-            g.memberExpiry.remove(nodeId);
-            watchers = g.memberWatchers;
-        }
-        notifyAll(watchers, new MemberNotice(MemberNotice.Kind.UNREGISTERED, nodeId));
-        return CompletableFuture.completedFuture(true);
-    }
-
-    @Override
-    public synchronized CompletableFuture<List<NodeInfo>> members(String group) {
-        GroupState g = group(group);
-        long now = now();
-        List<NodeInfo> live = new ArrayList<>();
-        for (NodeInfo node : g.members.values()) {
-            if (g.memberExpiry.get(node.id()) - now > 0) {
-                live.add(withDerivedRole(g, node, now));
-            }
-        }
-        return CompletableFuture.completedFuture(live);
-    }
-
-    @Override
-    public synchronized CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
-        GroupState g = group(group);
-        long now = now();
-        NodeInfo node = g.members.get(nodeId);
-        if (node == null || g.memberExpiry.get(nodeId) - now <= 0) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-        return CompletableFuture.completedFuture(Optional.of(withDerivedRole(g, node, now)));
-    }
-
-    @Override
-    public synchronized CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
-        GroupState g = group(group);
-        if (!g.leaseLive(now())) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-        return CompletableFuture.completedFuture(Optional.ofNullable(g.leaderInfo));
-    }
-
-    @Override
-    public synchronized CompletableFuture<List<String>> sweepExpired(String group) {
-        return CompletableFuture.completedFuture(sweep(group(group), now()));
-    }
-
-    @Override
-    public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
-        List<Consumer<MemberNotice>> watchers;
-        synchronized (this) {
-            watchers = group(group).memberWatchers;
-        }
-        watchers.add(listener);
-        return new LocalSubscription(() -> watchers.remove(listener));
-    }
-
-    @Override
-    public synchronized CompletableFuture<FencedWriteResult> fencedWrite(String group, String register,
-            String nodeId, long term, byte[] value) {
-        GroupState g = group(group);
-        FencedValue current = g.registers.get(register);
-        long newest = Math.max(g.term, current == null ? Long.MIN_VALUE : current.term());
-        if (g.term == 0 || term != g.term || term < newest) {
-            return CompletableFuture.completedFuture(new FencedWriteResult(false, newest));
-        }
-        g.registers.put(register, new FencedValue(term, nodeId, value.clone()));
-        return CompletableFuture.completedFuture(new FencedWriteResult(true, term));
-    }
-
-    @Override
-    public synchronized CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
-        return CompletableFuture.completedFuture(Optional.ofNullable(group(group).registers.get(register)));
-    }
-
-    @Override
-    public synchronized CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key,
-            String nodeId, long term, byte[] value) {
-        GroupState g = group(group);
-        if (g.term == 0 || term != g.term) {
-            return CompletableFuture.completedFuture(new FencedMapWrite(false, g.term, false));
-        }
-        FencedValue previous = g.maps.computeIfAbsent(map, m -> new TreeMap<>())
-                .put(key, new FencedValue(term, nodeId, value.clone()));
-        return CompletableFuture.completedFuture(new FencedMapWrite(true, term, previous != null));
-    }
-
-    @Override
-    public synchronized CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key,
-            String nodeId, long term) {
-        GroupState g = group(group);
-        if (g.term == 0 || term != g.term) {
-            return CompletableFuture.completedFuture(new FencedMapWrite(false, g.term, false));
-        }
-        SortedMap<String, FencedValue> entries = g.maps.get(map);
-        boolean existed = entries != null && entries.remove(key) != null;
-        return CompletableFuture.completedFuture(new FencedMapWrite(true, term, existed));
-    }
-
-    @Override
-    public synchronized CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
-        SortedMap<String, FencedValue> entries = group(group).maps.get(map);
-        return CompletableFuture.completedFuture(Optional.ofNullable(entries == null ? null : entries.get(key)));
-    }
-
-    @Override
-    public synchronized CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
-        SortedMap<String, FencedValue> entries = group(group).maps.get(map);
-        return CompletableFuture.completedFuture(entries == null ? new TreeMap<>() : new TreeMap<>(entries));
-    }
-
-    @Override
-    public synchronized CompletableFuture<Void> appendEvent(String group, String nodeId, String type,
-            Map<String, String> data) {
-        GroupState g = group(group);
-        g.events.addFirst(new ClusterEvent(++g.eventId, nodeId, type, data, clock.instant()));
-        while (g.events.size() > MIN_RETAINED) {
-            g.events.removeLast();
-        }
-        return CompletableFuture.completedFuture(null);
-    }
-
-    @Override
-    public synchronized CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
-        return CompletableFuture.completedFuture(group(group).events.stream().limit(Math.max(0, limit)).toList());
-    }
-
-    @Override
-    public synchronized CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
-        if (closed) {
-            return closedFailure("read leader record");
-        }
-        return CompletableFuture.completedFuture(Optional.ofNullable(group(group).leaderRecord));
-    }
-
-    @Override
-    public synchronized CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
-        if (closed) {
-            return closedFailure("write leader record");
-        }
-        GroupState g = group(record.group());
-        LeaderRecord stored = g.leaderRecord;
-        boolean accepted = stored == null || stored.term() < record.term()
-                || (stored.term() == record.term() && stored.leaderId().equals(record.leaderId()));
-        if (accepted) {
-            g.leaderRecord = record;
-        }
-        return CompletableFuture.completedFuture(new LeaderRecordWrite(accepted, g.leaderRecord));
-    }
-
-    @Override
-    public CompletableFuture<Long> publish(String channel, byte[] message) {
-        List<Consumer<byte[]>> handlers;
-        synchronized (this) {
-            handlers = List.copyOf(channels.getOrDefault(channel, List.of()));
-        }
-        for (Consumer<byte[]> handler : handlers) {
-            handler.accept(message.clone());
-        }
-        return CompletableFuture.completedFuture((long) handlers.size());
-    }
-
-    @Override
-    public Subscription subscribe(String channel, Consumer<byte[]> handler) {
-        synchronized (this) {
-            channels.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(handler);
-        }
-        return new LocalSubscription(() -> {
-            synchronized (this) {
-                List<Consumer<byte[]>> handlers = channels.get(channel);
-                if (handlers != null) {
-                    handlers.remove(handler);
-                }
-            }
-        });
+    public LeaderRecordStore leaderRecords() {
+        return leaderRecords;
     }
 
     @Override
@@ -384,10 +142,376 @@ public final class InMemoryStore implements CoordinationStore {
 
     @Override
     public void close() {
-        synchronized (this) {
+        synchronized (InMemoryStore.this) {
             closed = true;
             groups.clear();
             channels.clear();
+        }
+    }
+
+    /** The lease role: acquire, renew, release, read and watch on the groups' leases. */
+    private final class Leases implements LeaseStore {
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
+            AcquireResult result;
+            List<Consumer<LeaseNotice>> watchers;
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                long now = now();
+                if (g.leaseLive(now) && !g.owner.equals(candidate.id())) {
+                    return CompletableFuture.completedFuture(new AcquireResult.Denied(
+                            new Lease(g.owner, g.leaseTerm, Duration.ofNanos(g.expiresAt - now))));
+                }
+                g.term++;
+                g.owner = candidate.id();
+                g.leaseTerm = g.term;
+                g.expiresAt = now + ttl.toNanos();
+                g.leaderInfo = candidate.withRole(Role.LEADER).withTimes(clock.instant(), clock.instant());
+                result = new AcquireResult.Granted(g.term);
+                watchers = g.leaseWatchers;
+            }
+            deliver(watchers, new LeaseNotice(LeaseNotice.Kind.ACQUIRED, candidate.id(),
+                    ((AcquireResult.Granted) result).term()));
+            return CompletableFuture.completedFuture(result);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                long now = now();
+                if (!g.leaseLive(now) || !g.owner.equals(nodeId) || g.leaseTerm != term) {
+                    return CompletableFuture.completedFuture(false);
+                }
+                g.expiresAt = now + ttl.toNanos();
+                return CompletableFuture.completedFuture(true);
+            }
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
+            List<Consumer<LeaseNotice>> watchers;
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                if (!g.leaseLive(now()) || !g.owner.equals(nodeId) || g.leaseTerm != term) {
+                    return CompletableFuture.completedFuture(false);
+                }
+                g.owner = null;
+                g.leaderInfo = null;
+                watchers = g.leaseWatchers;
+            }
+            deliver(watchers, new LeaseNotice(LeaseNotice.Kind.RELEASED, nodeId, term));
+            return CompletableFuture.completedFuture(true);
+        }
+
+        @Override
+        public CompletableFuture<Optional<Lease>> read(String group) {
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                long now = now();
+                if (!g.leaseLive(now)) {
+                    return CompletableFuture.completedFuture(Optional.empty());
+                }
+                return CompletableFuture.completedFuture(
+                        Optional.of(new Lease(g.owner, g.leaseTerm, Duration.ofNanos(g.expiresAt - now))));
+            }
+        }
+
+        @Override
+        public Subscription watch(String group, Consumer<LeaseNotice> listener) {
+            List<Consumer<LeaseNotice>> watchers;
+            synchronized (InMemoryStore.this) {
+                watchers = group(group).leaseWatchers;
+            }
+            watchers.add(listener);
+            return new LocalSubscription(() -> watchers.remove(listener));
+        }
+    }
+
+    /** The registry role: members with a TTL, whose role is derived from the group's lease. */
+    private final class Registry implements RegistryStore {
+
+        @Override
+        public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
+            boolean added;
+            List<Consumer<MemberNotice>> watchers;
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                long now = now();
+                sweep(g, now);
+                NodeInfo previous = g.members.get(node.id());
+                Instant stamp = clock.instant();
+                Instant registeredAt = previous != null ? previous.registeredAt() : stamp;
+                g.members.put(node.id(), node.withTimes(registeredAt, stamp));
+                g.memberExpiry.put(node.id(), now + ttl.toNanos());
+                added = previous == null;
+                watchers = g.memberWatchers;
+            }
+            if (added) {
+                deliver(watchers, new MemberNotice(MemberNotice.Kind.REGISTERED, node.id()));
+            }
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                long now = now();
+                sweep(g, now);
+                NodeInfo current = g.members.get(nodeId);
+                if (current == null) {
+                    return CompletableFuture.completedFuture(false);
+                }
+                g.members.put(nodeId, current.withTimes(current.registeredAt(), clock.instant()));
+                g.memberExpiry.put(nodeId, now + ttl.toNanos());
+                return CompletableFuture.completedFuture(true);
+            }
+        }
+
+        @Override
+        public CompletableFuture<Boolean> unregister(String group, String nodeId) {
+            List<Consumer<MemberNotice>> watchers;
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                sweep(g, now());
+                if (g.members.remove(nodeId) == null) {
+                    return CompletableFuture.completedFuture(false);
+                }
+                g.memberExpiry.remove(nodeId);
+                watchers = g.memberWatchers;
+            }
+            deliver(watchers, new MemberNotice(MemberNotice.Kind.UNREGISTERED, nodeId));
+            return CompletableFuture.completedFuture(true);
+        }
+
+        @Override
+        public CompletableFuture<List<NodeInfo>> members(String group) {
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                long now = now();
+                List<NodeInfo> live = new ArrayList<>();
+                for (NodeInfo node : g.members.values()) {
+                    if (g.memberExpiry.get(node.id()) - now > 0) {
+                        live.add(withDerivedRole(g, node, now));
+                    }
+                }
+                return CompletableFuture.completedFuture(live);
+            }
+        }
+
+        @Override
+        public CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                long now = now();
+                NodeInfo node = g.members.get(nodeId);
+                if (node == null || g.memberExpiry.get(nodeId) - now <= 0) {
+                    return CompletableFuture.completedFuture(Optional.empty());
+                }
+                return CompletableFuture.completedFuture(Optional.of(withDerivedRole(g, node, now)));
+            }
+        }
+
+        @Override
+        public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                if (!g.leaseLive(now())) {
+                    return CompletableFuture.completedFuture(Optional.empty());
+                }
+                return CompletableFuture.completedFuture(Optional.ofNullable(g.leaderInfo));
+            }
+        }
+
+        @Override
+        public CompletableFuture<List<String>> sweepExpired(String group) {
+            synchronized (InMemoryStore.this) {
+                return CompletableFuture.completedFuture(sweep(group(group), now()));
+            }
+        }
+
+        @Override
+        public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
+            List<Consumer<MemberNotice>> watchers;
+            synchronized (InMemoryStore.this) {
+                watchers = group(group).memberWatchers;
+            }
+            watchers.add(listener);
+            return new LocalSubscription(() -> watchers.remove(listener));
+        }
+    }
+
+    /** The fenced register role, fenced by the term the lease role issued last. */
+    private final class Registers implements FencedStore {
+
+        @Override
+        public CompletableFuture<FencedWriteResult> fencedWrite(String group, String register,
+                String nodeId, long term, byte[] value) {
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                FencedValue current = g.registers.get(register);
+                long newest = Math.max(g.term, current == null ? Long.MIN_VALUE : current.term());
+                if (g.term == 0 || term != g.term || term < newest) {
+                    return CompletableFuture.completedFuture(new FencedWriteResult(false, newest));
+                }
+                g.registers.put(register, new FencedValue(term, nodeId, value.clone()));
+                return CompletableFuture.completedFuture(new FencedWriteResult(true, term));
+            }
+        }
+
+        @Override
+        public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
+            synchronized (InMemoryStore.this) {
+                return CompletableFuture.completedFuture(Optional.ofNullable(group(group).registers.get(register)));
+            }
+        }
+    }
+
+    /** The fenced map role, fenced like the registers. */
+    private final class Maps implements FencedMapStore {
+
+        @Override
+        public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key,
+                String nodeId, long term, byte[] value) {
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                if (g.term == 0 || term != g.term) {
+                    return CompletableFuture.completedFuture(new FencedMapWrite(false, g.term, false));
+                }
+                FencedValue previous = g.maps.computeIfAbsent(map, m -> new TreeMap<>())
+                        .put(key, new FencedValue(term, nodeId, value.clone()));
+                return CompletableFuture.completedFuture(new FencedMapWrite(true, term, previous != null));
+            }
+        }
+
+        @Override
+        public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key,
+                String nodeId, long term) {
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                if (g.term == 0 || term != g.term) {
+                    return CompletableFuture.completedFuture(new FencedMapWrite(false, g.term, false));
+                }
+                SortedMap<String, FencedValue> entries = g.maps.get(map);
+                boolean existed = entries != null && entries.remove(key) != null;
+                return CompletableFuture.completedFuture(new FencedMapWrite(true, term, existed));
+            }
+        }
+
+        @Override
+        public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
+            synchronized (InMemoryStore.this) {
+                SortedMap<String, FencedValue> entries = group(group).maps.get(map);
+                return CompletableFuture.completedFuture(Optional.ofNullable(entries == null ? null : entries
+                        .get(key)));
+            }
+        }
+
+        @Override
+        public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
+            synchronized (InMemoryStore.this) {
+                SortedMap<String, FencedValue> entries = group(group).maps.get(map);
+                return CompletableFuture.completedFuture(entries == null ? new TreeMap<>() : new TreeMap<>(entries));
+            }
+        }
+    }
+
+    /** The event log role: the newest {@link #MIN_RETAINED} events of each group. */
+    private final class Events implements EventLogStore {
+
+        @Override
+        public CompletableFuture<Void> appendEvent(String group, String nodeId, String type,
+                Map<String, String> data) {
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                g.events.addFirst(new ClusterEvent(++g.eventId, nodeId, type, data, clock.instant()));
+                while (g.events.size() > EventLogStore.MIN_RETAINED) {
+                    g.events.removeLast();
+                }
+                return CompletableFuture.completedFuture(null);
+            }
+        }
+
+        @Override
+        public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
+            synchronized (InMemoryStore.this) {
+                return CompletableFuture.completedFuture(group(group).events.stream().limit(Math.max(0, limit))
+                        .toList());
+            }
+        }
+    }
+
+    /** The message bus role: handlers run on the publisher's thread. */
+    private final class Bus implements MessageBus {
+
+        @Override
+        public CompletableFuture<Long> publish(String channel, byte[] message) {
+            List<Consumer<byte[]>> handlers;
+            synchronized (InMemoryStore.this) {
+                handlers = List.copyOf(channels.getOrDefault(channel, List.of()));
+            }
+            for (Consumer<byte[]> handler : handlers) {
+                handler.accept(message.clone());
+            }
+            return CompletableFuture.completedFuture((long) handlers.size());
+        }
+
+        @Override
+        public Subscription subscribe(String channel, Consumer<byte[]> handler) {
+            synchronized (InMemoryStore.this) {
+                channels.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(handler);
+            }
+            return new LocalSubscription(() -> {
+                synchronized (InMemoryStore.this) {
+                    List<Consumer<byte[]>> handlers = channels.get(channel);
+                    if (handlers != null) {
+                        handlers.remove(handler);
+                    }
+                }
+            });
+        }
+    }
+
+    /** The leader record role; it fails once the store is closed, and closing it closes the store. */
+    private final class LeaderRecords implements LeaderRecordStore {
+
+        @Override
+        public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
+            synchronized (InMemoryStore.this) {
+                if (closed) {
+                    return closedFailure("read leader record");
+                }
+                return CompletableFuture.completedFuture(Optional.ofNullable(group(group).leaderRecord));
+            }
+        }
+
+        @Override
+        public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
+            synchronized (InMemoryStore.this) {
+                if (closed) {
+                    return closedFailure("write leader record");
+                }
+                GroupState g = group(record.group());
+                LeaderRecord stored = g.leaderRecord;
+                boolean accepted = stored == null || stored.term() < record.term()
+                        || (stored.term() == record.term() && stored.leaderId().equals(record.leaderId()));
+                if (accepted) {
+                    g.leaderRecord = record;
+                }
+                return CompletableFuture.completedFuture(new LeaderRecordWrite(accepted, g.leaderRecord));
+            }
+        }
+
+        @Override
+        public String describe() {
+            return InMemoryStore.this.describe();
+        }
+
+        @Override
+        public void close() {
+            InMemoryStore.this.close();
         }
     }
 
@@ -413,7 +537,7 @@ public final class InMemoryStore implements CoordinationStore {
         return removed;
     }
 
-    private static <T> void notifyAll(List<Consumer<T>> watchers, T notice) {
+    private static <T> void deliver(List<Consumer<T>> watchers, T notice) {
         for (Consumer<T> watcher : watchers) {
             watcher.accept(notice);
         }

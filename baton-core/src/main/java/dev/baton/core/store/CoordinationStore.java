@@ -1,16 +1,45 @@
 package dev.baton.core.store;
 
 /**
- * Everything a backend provides to Baton: leases, a process registry, fenced registers and maps, an event log,
- * messaging, and a leader record per group ({@link LeaderRecordStore}, for elections that keep their leader in the
- * store instead of holding a lease there).
+ * Everything a backend provides to Baton, as seven roles, each a small interface of its own: {@link #leases()},
+ * the process {@link #registry()}, fenced {@link #registers()} and {@link #maps()}, the cluster {@link #events()}
+ * log, the message {@link #bus()}, and a leader record per group ({@link #leaderRecords()}, for elections that keep
+ * their leader in the store instead of holding a lease there).
+ *
+ * <p>Code that needs one role takes that role, not the whole store: the lease election takes the leases, the
+ * registry and the registers; the work cluster takes the fenced maps and the bus. A wrapper that changes one role
+ * (fault injection, tracing) extends {@link ForwardingStore} and overrides that role's accessor only.
  *
  * <p>Implementations: the in-memory store in {@code dev.baton.core.memory}, Redis in {@code baton-redis}, PostgreSQL
- * in {@code baton-postgres}. Each one passes the testkit's store conformance suite. A store is thread-safe and shared by every election on it;
- * {@link #close()} closes its connections.
+ * in {@code baton-postgres}. Each one passes the testkit's store conformance suite, role by role. A store is
+ * thread-safe and shared by every election on it; each accessor returns the same object every time, and the roles
+ * live as long as the store: {@link #close()} closes its connections, and every role's calls fail afterwards.
  */
-public interface CoordinationStore extends LeaseStore, RegistryStore, FencedStore, FencedMapStore, EventLogStore,
-        MessageBus, LeaderRecordStore, AutoCloseable {
+public interface CoordinationStore extends AutoCloseable {
+
+    /** The group leases the lease election runs on (DESIGN §3). */
+    LeaseStore leases();
+
+    /** The process registry: entries with a TTL measured by the store's clock. */
+    RegistryStore registry();
+
+    /** Named registers that accept writes only under the group's newest term. */
+    FencedStore registers();
+
+    /** Named maps whose writes are fenced like the registers'. */
+    FencedMapStore maps();
+
+    /** The bounded, durable cluster event log of each group. */
+    EventLogStore events();
+
+    /** Fire-and-forget messaging between processes. */
+    MessageBus bus();
+
+    /**
+     * The leader record of each group, on this store's connections. Its {@code describe()} is the store's, and its
+     * {@code close()} closes the whole store: a store opened only to keep leader records is closed through it.
+     */
+    LeaderRecordStore leaderRecords();
 
     /** A short description for logs and status, e.g. {@code redis://127.0.0.1:6379/0}; never contains secrets. */
     String describe();

@@ -12,9 +12,10 @@ import java.util.concurrent.CompletableFuture;
  * its own record). Anything else is refused and answered with the stored record, so a stale leader cannot overwrite a
  * newer one and a term is never given to two leaders. The stored term never goes down.
  *
- * <p>Every {@link CoordinationStore} is a leader record store on its own connections; {@code baton-peer} adds a
- * stand-alone one (the node itself is always the leader) and a local file. Implementations pass the testkit's
- * {@code LeaderRecordStoreConformanceSuite}. Calls never block the caller; failures complete the future with a
+ * <p>Every {@link CoordinationStore} offers one on its own connections ({@link CoordinationStore#leaderRecords()});
+ * {@code baton-peer} adds a stand-alone one (the node itself is always the leader) and a local file. Implementations
+ * pass the testkit's {@code LeaderRecordStoreConformanceSuite}. Calls never block the caller; failures complete the
+ * future with a
  * {@link StoreException}.
  */
 public interface LeaderRecordStore extends AutoCloseable {

@@ -73,11 +73,7 @@ public final class BullyElection extends PeerElection<BullyMessage, BullyNode> {
                         scheduler, Objects.requireNonNull(random, "random"), events));
         this.config = config;
         this.storeDescription = store.describe();
-        this.membership = new PeerMembership(new Members(), scheduler,
-                "the bully backend's members are the nodes that run the protocol: a process joins by running a"
-                        + " BullyElection, not by registration",
-                "the bully backend removes a member when it leaves (close()) or its failure is confirmed; it cannot"
-                        + " remove another node");
+        this.membership = new PeerMembership(new Members(), scheduler);
     }
 
     public BullyConfig config() {

@@ -1,10 +1,10 @@
 package dev.baton.peer.bully;
 
 import dev.baton.core.MemberStatus;
-import dev.baton.core.internal.EventDispatcher;
+import dev.baton.core.spi.EventDispatcher;
 import dev.baton.core.time.Clock;
-import dev.baton.core.time.Scheduler;
 import dev.baton.core.time.Scheduler.Cancellable;
+import dev.baton.core.time.Scheduler;
 import dev.baton.peer.MemberCard;
 import dev.baton.peer.bully.BullyMessage.Ack;
 import dev.baton.peer.bully.BullyMessage.Answer;

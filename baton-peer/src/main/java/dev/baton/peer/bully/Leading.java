@@ -2,7 +2,7 @@ package dev.baton.peer.bully;
 
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.Leadership;
-import dev.baton.core.internal.LeaseDeadline;
+import dev.baton.core.spi.LeaseDeadline;
 import dev.baton.core.store.LeaderRecord;
 import dev.baton.core.time.Scheduler.Cancellable;
 import dev.baton.peer.MemberCard;

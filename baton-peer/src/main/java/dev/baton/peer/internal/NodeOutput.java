@@ -1,13 +1,13 @@
 package dev.baton.peer.internal;
 
-import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LossReason;
+import dev.baton.core.ElectionEvent;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
 import dev.baton.core.MemberState;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.NodeState;
-import dev.baton.core.internal.EventDispatcher;
+import dev.baton.core.spi.EventDispatcher;
 import dev.baton.core.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -7,9 +7,8 @@ import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
 import dev.baton.core.NodeState;
 import dev.baton.core.Registration;
-import dev.baton.core.fencing.FencedRegister;
-import dev.baton.core.internal.EventDispatcher;
-import dev.baton.core.internal.ShutdownRelease;
+import dev.baton.core.spi.EventDispatcher;
+import dev.baton.core.spi.ShutdownRelease;
 import dev.baton.core.time.Scheduler;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
@@ -190,20 +189,6 @@ public abstract class PeerElection<M, N extends ProtocolNode<M>> implements Elec
     @Override
     public final Registration addListener(ElectionListener listener, Executor executor) {
         return events.add(listener, executor);
-    }
-
-    /**
-     * Not available: a fenced register needs a shared store that refuses writes from older terms, and the serverless
-     * backends have none. Fence writes with {@link Leadership#term()} in the resource itself (for a resource in one
-     * process, {@code dev.baton.core.fencing.Fence}).
-     *
-     * @throws UnsupportedOperationException always
-     */
-    @Override
-    public final FencedRegister fencedRegister(String name) {
-        throw new UnsupportedOperationException(backendName() + " has no shared store for fenced registers:"
-                + " pass Leadership.term() with each write and let the resource refuse older terms"
-                + " (dev.baton.core.fencing.Fence for a resource in one process)");
     }
 
     @Override

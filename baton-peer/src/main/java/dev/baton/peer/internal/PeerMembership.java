@@ -13,8 +13,8 @@ import java.util.function.Supplier;
 /**
  * {@link Membership} of a serverless group: the members are the nodes that run the protocol, as the node's member
  * table has them. Registration is the protocol's own (a node joins by running it, leaves by closing or falling
- * silent), so {@link #register} and {@link #unregister} of other processes fail with
- * {@link UnsupportedOperationException}. Reads hop to the protocol's scheduler and complete there.
+ * silent), so this is a {@link Membership} only, not a {@code Registry}. Reads hop to the protocol's scheduler and
+ * complete there.
  */
 public final class PeerMembership implements Membership {
 
@@ -33,18 +33,9 @@ public final class PeerMembership implements Membership {
 
     private final Source source;
     private final Scheduler scheduler;
-    private final String registerRefusal;
-    private final String unregisterRefusal;
-
-    /**
-     * @param registerRefusal   the message of the exception {@link #register} fails with
-     * @param unregisterRefusal the message of the exception {@link #unregister} fails with
-     */
-    public PeerMembership(Source source, Scheduler scheduler, String registerRefusal, String unregisterRefusal) {
+    public PeerMembership(Source source, Scheduler scheduler) {
         this.source = source;
         this.scheduler = scheduler;
-        this.registerRefusal = registerRefusal;
-        this.unregisterRefusal = unregisterRefusal;
     }
 
     @Override
@@ -58,22 +49,6 @@ public final class PeerMembership implements Membership {
             source.updateMetadata(metadata);
             return null;
         });
-    }
-
-    @Override
-    public CompletableFuture<Void> register(NodeInfo other) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException(registerRefusal));
-    }
-
-    /** True if {@code nodeId} is a member in this node's table. Entries are kept alive by the protocol itself. */
-    @Override
-    public CompletableFuture<Boolean> heartbeat(String nodeId) {
-        return members().thenApply(all -> all.stream().anyMatch(n -> n.id().equals(nodeId)));
-    }
-
-    @Override
-    public CompletableFuture<Boolean> unregister(String nodeId) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException(unregisterRefusal));
     }
 
     @Override

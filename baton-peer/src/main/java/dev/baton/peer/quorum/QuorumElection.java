@@ -69,11 +69,7 @@ public final class QuorumElection extends PeerElection<QuorumMessage, QuorumElec
                         Objects.requireNonNull(durable, "durable"), Objects.requireNonNull(clock, "clock"), scheduler,
                         Objects.requireNonNull(random, "random"), events)));
         this.config = config;
-        this.membership = new PeerMembership(new QuorumMembership(node()), scheduler,
-                "the quorum backend's members are the nodes that run the protocol: a process joins by running a"
-                        + " QuorumElection, not by registration",
-                "the quorum backend removes a member when it leaves (close()) or stays silent for ttlTimeout; it"
-                        + " cannot remove another node");
+        this.membership = new PeerMembership(new QuorumMembership(node()), scheduler);
     }
 
     public QuorumConfig config() {

@@ -8,7 +8,7 @@ import dev.baton.core.ElectionEvent.MemberRemoved;
 import dev.baton.core.ElectionEvent.MemberStateChanged;
 import dev.baton.core.MemberState;
 import dev.baton.core.NodeInfo;
-import dev.baton.core.internal.EventDispatcher;
+import dev.baton.core.spi.EventDispatcher;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import dev.baton.peer.MemberCard;

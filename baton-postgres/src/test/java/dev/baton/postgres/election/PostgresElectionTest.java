@@ -5,16 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.core.Baton;
-import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
-import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LeadershipAcquired;
 import dev.baton.core.ElectionEvent.LeadershipLost;
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.ElectionEvent.MemberJoined;
 import dev.baton.core.ElectionEvent.MemberRemoved;
+import dev.baton.core.ElectionEvent;
 import dev.baton.core.Leadership;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.StoreElection;
 import dev.baton.core.fencing.StaleTermException;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.postgres.PostgresStore;
@@ -88,7 +88,7 @@ class PostgresElectionTest {
     private final class Node {
         final String app;
         final PostgresStore store;
-        final Election election;
+        final StoreElection election;
         final List<ElectionEvent> events = new CopyOnWriteArrayList<>();
 
         Node(String id, ElectionConfig config) {
@@ -240,7 +240,7 @@ class PostgresElectionTest {
         await().atMost(BOUND).until(() -> leader.events(MemberRemoved.class).stream()
                 .anyMatch(r -> r.nodeId().equals("silent")));
         assertThat(leader.election.membership().member("silent").join()).isEqualTo(Optional.empty());
-        assertThat(leader.store.members(group).join()).extracting(NodeInfo::id).containsExactly("a");
+        assertThat(leader.store.registry().members(group).join()).extracting(NodeInfo::id).containsExactly("a");
     }
 
     @Test
@@ -261,7 +261,7 @@ class PostgresElectionTest {
                 List.of("a", "node_joined", "b"),
                 List.of("a", "leader_lost", first + "/RELEASED"),
                 List.of("b", "leader_elected", Long.toString(second))));
-        assertThat(b.store.recentEvents(group, 1).join()).singleElement()
+        assertThat(b.store.events().recentEvents(group, 1).join()).singleElement()
                 .satisfies(e -> assertThat(e.nodeId()).isEqualTo("b"));
     }
 
@@ -338,9 +338,10 @@ class PostgresElectionTest {
         await().atMost(BOUND).until(b.election::isLeader);
         long current = b.term();
 
-        FencedWriteResult stale = a.store.fencedWrite(group, "config", "a", old.term(), bytes("stale")).join();
+        FencedWriteResult stale = a.store.registers().fencedWrite(group, "config", "a", old.term(), bytes("stale"))
+                .join();
         assertThat(stale).isEqualTo(new FencedWriteResult(false, current));
-        assertThat(a.store.fencedPut(group, "items", "k", "a", old.term(), bytes("stale")).join().accepted())
+        assertThat(a.store.maps().fencedPut(group, "items", "k", "a", old.term(), bytes("stale")).join().accepted())
                 .isFalse();
         try (Connection c = DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), postgres.password())) {
             assertThatThrownBy(() -> a.store.fencing(group).execute(c, old.term(), conn -> 1))
@@ -348,7 +349,7 @@ class PostgresElectionTest {
             String written = b.store.fencing(group).execute(c, current, conn -> "written");
             assertThat(written).isEqualTo("written");
         }
-        assertThat(new String(b.store.fencedRead(group, "config").join().orElseThrow().value(),
+        assertThat(new String(b.store.registers().fencedRead(group, "config").join().orElseThrow().value(),
                 StandardCharsets.UTF_8)).isEqualTo("v1");
     }
 
@@ -359,7 +360,7 @@ class PostgresElectionTest {
      */
     private static void awaitListening(Node node) {
         await().atMost(Duration.ofSeconds(10)).until(() -> {
-            var probe = node.store.subscribe("probe", message -> { });
+            var probe = node.store.bus().subscribe("probe", message -> { });
             try {
                 return probe.ready().handle((ok, error) -> error == null).get(5, java.util.concurrent.TimeUnit.SECONDS);
             } finally {

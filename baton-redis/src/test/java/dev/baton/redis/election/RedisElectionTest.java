@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.core.Baton;
-import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
-import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LeadershipAcquired;
 import dev.baton.core.ElectionEvent.LeadershipLost;
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.ElectionEvent.MemberJoined;
 import dev.baton.core.ElectionEvent.MemberRemoved;
+import dev.baton.core.ElectionEvent;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.StoreElection;
 import dev.baton.redis.RedisStore;
 import dev.baton.testkit.RedisServer;
 import java.time.Duration;
@@ -64,7 +64,7 @@ class RedisElectionTest {
     /** One node: its own store client, its own election, the events it saw. */
     private final class Node {
         final RedisStore store;
-        final Election election;
+        final StoreElection election;
         final List<ElectionEvent> events = new CopyOnWriteArrayList<>();
 
         Node(String id, ElectionConfig config) {

@@ -18,7 +18,7 @@ class ClusterEventRecorderTest {
 
     private Cluster.Node recorded(String id) {
         Cluster.Node node = cluster.add(id);
-        ClusterEventRecorder.attach(node.election, node.link);
+        ClusterEventRecorder.attach(node.election, node.link.events());
         node.election.start();
         cluster.scheduler.runUntilIdle();
         return node;
@@ -26,7 +26,7 @@ class ClusterEventRecorderTest {
 
     /** Oldest first, as "node:type". */
     private List<String> history() {
-        List<ClusterEvent> events = new ArrayList<>(cluster.store.recentEvents(cluster.group, 1000).join());
+        List<ClusterEvent> events = new ArrayList<>(cluster.store.events().recentEvents(cluster.group, 1000).join());
         Collections.reverse(events);
         return events.stream().map(e -> e.nodeId() + ":" + e.type()).toList();
     }
@@ -46,10 +46,11 @@ class ClusterEventRecorderTest {
                 "a:leader_lost",
                 "b:election_started", "b:leader_elected",
                 "b:node_left");
-        ClusterEvent lost = cluster.store.recentEvents(cluster.group, 1000).join().stream()
+        ClusterEvent lost = cluster.store.events().recentEvents(cluster.group, 1000).join().stream()
                 .filter(e -> e.type().equals("leader_lost")).findFirst().orElseThrow();
         assertThat(lost.data()).isEqualTo(Map.of("term", "1", "reason", "RELEASED"));
-        assertThat(cluster.store.recentEvents(cluster.group, 1).join().get(0).data()).isEqualTo(Map.of("node_id", "a"));
+        assertThat(cluster.store.events().recentEvents(cluster.group, 1).join().get(0).data()).isEqualTo(Map
+                .of("node_id", "a"));
     }
 
     @Test

@@ -77,7 +77,7 @@ class LeaseElectionSimulationTest {
         for (Cluster.Node leader : leaders) {
             // A node that believes it leads is backed by the store: its lease, its term, not yet expired.
             Leadership leadership = leader.election.leadership().orElseThrow();
-            Optional<Lease> lease = cluster.store.read(cluster.group).join();
+            Optional<Lease> lease = cluster.store.leases().read(cluster.group).join();
             assertThat(lease).as("store lease while %s leads term %d", leader.id, leadership.term())
                     .hasValueSatisfying(l -> {
                         assertThat(l.owner()).isEqualTo(leader.id);

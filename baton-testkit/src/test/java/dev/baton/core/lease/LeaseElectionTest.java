@@ -69,7 +69,7 @@ class LeaseElectionTest {
     void theLocalDeadlineEndsSafelyBeforeTheStoreLeaseExpires() {
         Cluster.Node a = cluster.start("a");
         Leadership leadership = a.election.leadership().orElseThrow();
-        Lease lease = cluster.store.read(cluster.group).join().orElseThrow();
+        Lease lease = cluster.store.leases().read(cluster.group).join().orElseThrow();
 
         Duration localValidity = leadership.remaining();
 
@@ -150,7 +150,8 @@ class LeaseElectionTest {
 
         assertThat(a.isLeader()).isTrue();
         assertThat(events).noneMatch(LeadershipLost.class::isInstance);
-        assertThat(cluster.store.members(cluster.group).join()).extracting(NodeInfo::id).containsExactly("a");
+        assertThat(cluster.store.registry().members(cluster.group).join()).extracting(NodeInfo::id)
+                .containsExactly("a");
         a.closeAsync();
         cluster.scheduler.runUntilIdle();
     }
@@ -210,7 +211,7 @@ class LeaseElectionTest {
         slow.advance(Duration.ofMillis(400));
         a.link.hang();
         a.link.replayOnHeal(false);
-        Lease lastLease = slow.store.read(slow.group).join().orElseThrow();
+        Lease lastLease = slow.store.leases().read(slow.group).join().orElseThrow();
         long expiresAt = slow.clock.nanoTime() + lastLease.remaining().toNanos();
 
         slow.advance(Duration.ofSeconds(10));
@@ -255,14 +256,14 @@ class LeaseElectionTest {
     void closingALeaderReleasesAndUnregisters() {
         Cluster.Node a = cluster.start("a");
         Cluster.Node b = cluster.start("b");
-        assertThat(cluster.store.members(cluster.group).join()).hasSize(2);
+        assertThat(cluster.store.registry().members(cluster.group).join()).hasSize(2);
 
         var closed = a.election.closeAsync();
         cluster.scheduler.runUntilIdle();
 
         assertThat(closed).isCompleted();
         assertThat(b.leads()).isTrue();
-        assertThat(cluster.store.members(cluster.group).join()).extracting(n -> n.id()).containsExactly("b");
+        assertThat(cluster.store.registry().members(cluster.group).join()).extracting(n -> n.id()).containsExactly("b");
     }
 
     @Test
@@ -305,8 +306,9 @@ class LeaseElectionTest {
     void aLeaseTakenByAnotherIsLostAtTheNextRenewal() {
         Cluster.Node a = cluster.start("a");
         // Someone forcibly takes over (e.g. an operator released the lease by hand and another node acquired).
-        cluster.store.release(cluster.group, "a", 1).join();
-        cluster.store.acquire(cluster.group, dev.baton.core.NodeInfo.of("intruder", "x"), config.leaseTtl()).join();
+        cluster.store.leases().release(cluster.group, "a", 1).join();
+        cluster.store.leases().acquire(cluster.group, dev.baton.core.NodeInfo.of("intruder", "x"), config.leaseTtl())
+                .join();
 
         cluster.advance(config.renewInterval());
 
@@ -398,7 +400,7 @@ class LeaseElectionTest {
 
         assertThat(closed).isCompleted();
         assertThat(a.events(LeadershipAcquired.class)).isEmpty();
-        assertThat(cluster.store.read(cluster.group).join()).as("lease left behind").isEmpty();
+        assertThat(cluster.store.leases().read(cluster.group).join()).as("lease left behind").isEmpty();
     }
 
     @Test
@@ -415,7 +417,7 @@ class LeaseElectionTest {
         a.link.heal();
         cluster.scheduler.runUntilIdle();
 
-        assertThat(cluster.store.read(cluster.group).join()).as("lease left behind").isEmpty();
+        assertThat(cluster.store.leases().read(cluster.group).join()).as("lease left behind").isEmpty();
     }
 
     @Test

@@ -146,7 +146,7 @@ class MasterElectionFacadeTest {
         master.facade().setMetadata(Map.of("version", "1.2.3"));
 
         assertThat(master.facade().getMetadata()).containsEntry("version", "1.2.3");
-        assertThat(cluster.store.member(cluster.group, "m").join().orElseThrow().metadata())
+        assertThat(cluster.store.registry().member(cluster.group, "m").join().orElseThrow().metadata())
                 .containsEntry("version", "1.2.3");
     }
 

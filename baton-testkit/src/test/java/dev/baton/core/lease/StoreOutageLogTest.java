@@ -3,7 +3,7 @@ package dev.baton.core.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.core.ElectionEvent.ElectionError;
-import dev.baton.core.internal.FailureLog;
+import dev.baton.core.spi.FailureLog;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -25,7 +25,7 @@ class AssignmentRecordTest {
 
     private Map<String, String> stored() {
         Map<String, String> owners = new TreeMap<>();
-        sim.store.mapEntries(SimCluster.GROUP, "worker:assignments").join()
+        sim.store.maps().mapEntries(SimCluster.GROUP, "worker:assignments").join()
                 .forEach((worker, value) -> owners.put(worker, new String(value.value(), StandardCharsets.UTF_8)));
         return owners;
     }

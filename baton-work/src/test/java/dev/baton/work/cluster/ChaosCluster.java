@@ -300,7 +300,7 @@ final class ChaosCluster implements ChaosStore.Observer {
             violations.add(at() + p + " sent '" + what + "' to " + url + " while its work cluster does not lead");
             return;
         }
-        Optional<Lease> lease = store.read(GROUP).join();
+        Optional<Lease> lease = store.leases().read(GROUP).join();
         Optional<Leadership> mine = p.election.leadership();
         if (lease.isEmpty() || mine.isEmpty() || !lease.get().owner().equals(p.id)
                 || lease.get().term() != mine.get().term()) {

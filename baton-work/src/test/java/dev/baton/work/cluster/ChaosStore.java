@@ -4,14 +4,21 @@ import dev.baton.core.NodeInfo;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.ClusterEvent;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.EventLogStore;
+import dev.baton.core.store.FencedMapStore;
 import dev.baton.core.store.FencedMapWrite;
+import dev.baton.core.store.FencedStore;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.FencedWriteResult;
 import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.LeaderRecordStore;
 import dev.baton.core.store.LeaderRecordWrite;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
+import dev.baton.core.store.MessageBus;
+import dev.baton.core.store.RegistryStore;
 import dev.baton.core.store.Subscription;
 import dev.baton.testkit.DeterministicScheduler;
 import java.time.Duration;
@@ -69,6 +76,13 @@ final class ChaosStore implements CoordinationStore {
     private final Observer observer;
     private long lastArrival = Long.MIN_VALUE;
     private long lastAnswer = Long.MIN_VALUE;
+    private final LeaseStore leasesRole = new LeasesRole();
+    private final RegistryStore registryRole = new RegistryRole();
+    private final FencedStore registersRole = new RegistersRole();
+    private final FencedMapStore mapsRole = new MapsRole();
+    private final EventLogStore eventsRole = new EventsRole();
+    private final MessageBus busRole = new BusRole();
+    private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
 
     /**
      * @param process the process's name in the observer's reports (its id and incarnation)
@@ -111,11 +125,6 @@ final class ChaosStore implements CoordinationStore {
         return faults.maxLatencyNanos <= 0 ? 0 : (long) (random.nextDouble() * faults.maxLatencyNanos);
     }
 
-    @Override
-    public Subscription subscribe(String channel, Consumer<byte[]> handler) {
-        return delegate.subscribe(channel, new Link(handler));
-    }
-
     /** One subscription's ordered, lossy, duplicating, slow link. */
     private final class Link implements Consumer<byte[]> {
         private final Consumer<byte[]> handler;
@@ -149,141 +158,41 @@ final class ChaosStore implements CoordinationStore {
         }
     }
 
-    @Override
-    public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
-        return call(() -> delegate.acquire(group, candidate, ttl).whenComplete((result, error) -> {
-            if (result instanceof AcquireResult.Granted granted) {
-                observer.granted(process, granted.term());
-            }
-        }));
-    }
-
-    @Override
-    public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId, long term,
-            byte[] value) {
-        return call(() -> delegate.fencedPut(group, map, key, nodeId, term, value).whenComplete((result, error) -> {
-            if (result != null) {
-                observer.written(process, map, key, term, result);
-            }
-        }));
-    }
-
-    @Override
-    public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
-            long term) {
-        return call(() -> delegate.fencedRemove(group, map, key, nodeId, term).whenComplete((result, error) -> {
-            if (result != null) {
-                observer.written(process, map, key, term, result);
-            }
-        }));
-    }
-
     // ---------------------------------------------------------------- the rest goes straight through
 
     @Override
-    public CompletableFuture<Long> publish(String channel, byte[] message) {
-        return call(() -> delegate.publish(channel, message));
+    public LeaseStore leases() {
+        return leasesRole;
     }
 
     @Override
-    public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
-        return call(() -> delegate.renew(group, nodeId, term, ttl));
+    public RegistryStore registry() {
+        return registryRole;
     }
 
     @Override
-    public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
-        return call(() -> delegate.release(group, nodeId, term));
+    public FencedStore registers() {
+        return registersRole;
     }
 
     @Override
-    public CompletableFuture<Optional<Lease>> read(String group) {
-        return call(() -> delegate.read(group));
+    public FencedMapStore maps() {
+        return mapsRole;
     }
 
     @Override
-    public Subscription watch(String group, Consumer<LeaseNotice> listener) {
-        return delegate.watch(group, listener);
+    public EventLogStore events() {
+        return eventsRole;
     }
 
     @Override
-    public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
-        return call(() -> delegate.register(group, node, ttl));
+    public MessageBus bus() {
+        return busRole;
     }
 
     @Override
-    public CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
-        return call(() -> delegate.heartbeat(group, nodeId, ttl));
-    }
-
-    @Override
-    public CompletableFuture<Boolean> unregister(String group, String nodeId) {
-        return call(() -> delegate.unregister(group, nodeId));
-    }
-
-    @Override
-    public CompletableFuture<List<NodeInfo>> members(String group) {
-        return call(() -> delegate.members(group));
-    }
-
-    @Override
-    public CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
-        return call(() -> delegate.member(group, nodeId));
-    }
-
-    @Override
-    public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
-        return call(() -> delegate.leaderInfo(group));
-    }
-
-    @Override
-    public CompletableFuture<List<String>> sweepExpired(String group) {
-        return call(() -> delegate.sweepExpired(group));
-    }
-
-    @Override
-    public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
-        return delegate.watchMembers(group, listener);
-    }
-
-    @Override
-    public CompletableFuture<FencedWriteResult> fencedWrite(String group, String register, String nodeId, long term,
-            byte[] value) {
-        return call(() -> delegate.fencedWrite(group, register, nodeId, term, value));
-    }
-
-    @Override
-    public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
-        return call(() -> delegate.fencedRead(group, register));
-    }
-
-    @Override
-    public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
-        return call(() -> delegate.mapGet(group, map, key));
-    }
-
-    @Override
-    public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
-        return call(() -> delegate.mapEntries(group, map));
-    }
-
-    @Override
-    public CompletableFuture<Void> appendEvent(String group, String nodeId, String type, Map<String, String> data) {
-        return call(() -> delegate.appendEvent(group, nodeId, type, data));
-    }
-
-    @Override
-    public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
-        return call(() -> delegate.recentEvents(group, limit));
-    }
-
-    @Override
-    public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
-        return call(() -> delegate.readLeader(group));
-    }
-
-    @Override
-    public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
-        return call(() -> delegate.writeLeader(record));
+    public LeaderRecordStore leaderRecords() {
+        return leaderRecordsRole;
     }
 
     @Override
@@ -294,5 +203,186 @@ final class ChaosStore implements CoordinationStore {
     @Override
     public void close() {
         delegate.close();
+    }
+
+    /** The leases role, each call delayed on the way there and back. */
+    private final class LeasesRole implements LeaseStore {
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
+            return call(() -> delegate.leases().acquire(group, candidate, ttl).whenComplete((result, error) -> {
+                if (result instanceof AcquireResult.Granted granted) {
+                    observer.granted(process, granted.term());
+                }
+            }));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
+            return call(() -> delegate.leases().renew(group, nodeId, term, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
+            return call(() -> delegate.leases().release(group, nodeId, term));
+        }
+
+        @Override
+        public CompletableFuture<Optional<Lease>> read(String group) {
+            return call(() -> delegate.leases().read(group));
+        }
+
+        @Override
+        public Subscription watch(String group, Consumer<LeaseNotice> listener) {
+            return delegate.leases().watch(group, listener);
+        }
+    }
+
+    /** The registry role, each call delayed on the way there and back. */
+    private final class RegistryRole implements RegistryStore {
+
+        @Override
+        public CompletableFuture<Void> register(String group, NodeInfo node, Duration ttl) {
+            return call(() -> delegate.registry().register(group, node, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> heartbeat(String group, String nodeId, Duration ttl) {
+            return call(() -> delegate.registry().heartbeat(group, nodeId, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> unregister(String group, String nodeId) {
+            return call(() -> delegate.registry().unregister(group, nodeId));
+        }
+
+        @Override
+        public CompletableFuture<List<NodeInfo>> members(String group) {
+            return call(() -> delegate.registry().members(group));
+        }
+
+        @Override
+        public CompletableFuture<Optional<NodeInfo>> member(String group, String nodeId) {
+            return call(() -> delegate.registry().member(group, nodeId));
+        }
+
+        @Override
+        public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
+            return call(() -> delegate.registry().leaderInfo(group));
+        }
+
+        @Override
+        public CompletableFuture<List<String>> sweepExpired(String group) {
+            return call(() -> delegate.registry().sweepExpired(group));
+        }
+
+        @Override
+        public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
+            return delegate.registry().watchMembers(group, listener);
+        }
+    }
+
+    /** The registers role, each call delayed on the way there and back. */
+    private final class RegistersRole implements FencedStore {
+
+        @Override
+        public CompletableFuture<FencedWriteResult> fencedWrite(String group, String register, String nodeId, long term,
+                byte[] value) {
+            return call(() -> delegate.registers().fencedWrite(group, register, nodeId, term, value));
+        }
+
+        @Override
+        public CompletableFuture<Optional<FencedValue>> fencedRead(String group, String register) {
+            return call(() -> delegate.registers().fencedRead(group, register));
+        }
+    }
+
+    /** The maps role, each call delayed on the way there and back. */
+    private final class MapsRole implements FencedMapStore {
+
+        @Override
+        public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId,
+                long term,
+                byte[] value) {
+            return call(() -> delegate.maps().fencedPut(group, map, key, nodeId, term, value).whenComplete((result,
+                    error) -> {
+                if (result != null) {
+                    observer.written(process, map, key, term, result);
+                }
+            }));
+        }
+
+        @Override
+        public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
+                long term) {
+            return call(() -> delegate.maps().fencedRemove(group, map, key, nodeId, term).whenComplete((result,
+                    error) -> {
+                if (result != null) {
+                    observer.written(process, map, key, term, result);
+                }
+            }));
+        }
+
+        @Override
+        public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
+            return call(() -> delegate.maps().mapGet(group, map, key));
+        }
+
+        @Override
+        public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
+            return call(() -> delegate.maps().mapEntries(group, map));
+        }
+    }
+
+    /** The events role, each call delayed on the way there and back. */
+    private final class EventsRole implements EventLogStore {
+
+        @Override
+        public CompletableFuture<Void> appendEvent(String group, String nodeId, String type, Map<String, String> data) {
+            return call(() -> delegate.events().appendEvent(group, nodeId, type, data));
+        }
+
+        @Override
+        public CompletableFuture<List<ClusterEvent>> recentEvents(String group, int limit) {
+            return call(() -> delegate.events().recentEvents(group, limit));
+        }
+    }
+
+    /** The bus role: publishes delayed like calls, received messages through a faulty {@link Link}. */
+    private final class BusRole implements MessageBus {
+
+        @Override
+        public CompletableFuture<Long> publish(String channel, byte[] message) {
+            return call(() -> delegate.bus().publish(channel, message));
+        }
+
+        @Override
+        public Subscription subscribe(String channel, Consumer<byte[]> handler) {
+            return delegate.bus().subscribe(channel, new Link(handler));
+        }
+    }
+
+    /** The leaderRecords role, each call delayed on the way there and back. */
+    private final class LeaderRecordsRole implements LeaderRecordStore {
+
+        @Override
+        public CompletableFuture<Optional<LeaderRecord>> readLeader(String group) {
+            return call(() -> delegate.leaderRecords().readLeader(group));
+        }
+
+        @Override
+        public CompletableFuture<LeaderRecordWrite> writeLeader(LeaderRecord record) {
+            return call(() -> delegate.leaderRecords().writeLeader(record));
+        }
+
+        @Override
+        public String describe() {
+            return ChaosStore.this.describe();
+        }
+
+        @Override
+        public void close() {
+            ChaosStore.this.close();
+        }
     }
 }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.core.Leadership;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
-import dev.baton.core.internal.LeaseDeadline;
 import dev.baton.core.memory.InMemoryStore;
+import dev.baton.core.spi.LeaseDeadline;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.testkit.DeterministicScheduler;
 import dev.baton.testkit.FakeClock;
@@ -82,7 +82,7 @@ class DeposedLeaderTest {
     }
 
     private void desire(String item, String node, long term) {
-        store.fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, item, node, term,
+        store.maps().fencedPut("cameras", StoreLayout.DEFAULT_ITEMS_MAP, item, node, term,
                 WorkItemJson.toJson(SimCluster.item(item)));
     }
 
@@ -91,14 +91,14 @@ class DeposedLeaderTest {
     }
 
     private boolean nothingRecorded() {
-        return store.mapEntries("cameras", "worker:actual_subscriptions").join().isEmpty();
+        return store.maps().mapEntries("cameras", "worker:actual_subscriptions").join().isEmpty();
     }
 
     @Test
     void aLeaderOfAnOldTermIsRefusedByTheStoreAndSubscribesNothing() {
-        long oldTerm = granted(store.acquire("cameras", NodeInfo.of("old", "x"), Duration.ofSeconds(1)));
+        long oldTerm = granted(store.leases().acquire("cameras", NodeInfo.of("old", "x"), Duration.ofSeconds(1)));
         clock.advance(Duration.ofSeconds(2));
-        long newTerm = granted(store.acquire("cameras", NodeInfo.of("new", "x"), Duration.ofSeconds(30)));
+        long newTerm = granted(store.leases().acquire("cameras", NodeInfo.of("new", "x"), Duration.ofSeconds(30)));
         assertThat(newTerm).isGreaterThan(oldTerm);
         desire("d1;c1", "new", newTerm);
 
@@ -115,7 +115,7 @@ class DeposedLeaderTest {
 
     @Test
     void aLeaderFrozenPastItsDeadlineWritesAndSendsNothingWhenItResumes() {
-        long term = granted(store.acquire("cameras", NodeInfo.of("frozen", "x"), Duration.ofSeconds(3)));
+        long term = granted(store.leases().acquire("cameras", NodeInfo.of("frozen", "x"), Duration.ofSeconds(3)));
         LeaderRole role = role(leadership("frozen", term), WorkClusterConfig.fast(), Runnable::run, r -> { });
         scheduler.advance(Duration.ofSeconds(2)); // connected, reported, settled; nothing desired yet
         assertThat(role.isActive()).isTrue();
@@ -134,7 +134,7 @@ class DeposedLeaderTest {
 
     @Test
     void aLeaderWhoseLeadershipIsExtendedAfterAFreezeCarriesOn() {
-        long term = granted(store.acquire("cameras", NodeInfo.of("thawed", "x"), Duration.ofSeconds(30)));
+        long term = granted(store.leases().acquire("cameras", NodeInfo.of("thawed", "x"), Duration.ofSeconds(30)));
         LeaseDeadline deadline = new LeaseDeadline(clock.nanoTime() + Duration.ofMillis(2500).toNanos());
         Leadership leadership = deadline.leadership("cameras", "thawed", term, clock, t -> true);
         List<Runnable> hookCalls = new ArrayList<>(); // the source and the assignment hook run when the test says
@@ -169,7 +169,7 @@ class DeposedLeaderTest {
 
     @Test
     void commandsWaitingForTheRateLimitAreNotSentOnceTheDeadlinePassed() {
-        long term = granted(store.acquire("cameras", NodeInfo.of("slow", "x"), Duration.ofSeconds(30)));
+        long term = granted(store.leases().acquire("cameras", NodeInfo.of("slow", "x"), Duration.ofSeconds(30)));
         for (int i = 1; i <= 4; i++) {
             desire("d" + i + ";c1", "slow", term);
         }
@@ -199,21 +199,6 @@ class DeposedLeaderTest {
         @Override
         public CompletableFuture<Void> setMetadata(java.util.Map<String, String> metadata) {
             return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletableFuture<Void> register(NodeInfo node) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletableFuture<Boolean> heartbeat(String nodeId) {
-            return CompletableFuture.completedFuture(false);
-        }
-
-        @Override
-        public CompletableFuture<Boolean> unregister(String nodeId) {
-            return CompletableFuture.completedFuture(false);
         }
 
         @Override

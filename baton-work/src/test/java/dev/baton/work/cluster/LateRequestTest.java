@@ -41,12 +41,12 @@ class LateRequestTest {
     }
 
     private void publish(BusMessage message) {
-        sim.store.publish("worker:master:commands", codec.encode(message));
+        sim.store.bus().publish("worker:master:commands", codec.encode(message));
         sim.run(Duration.ofSeconds(1));
     }
 
     private boolean stored(String item) {
-        return sim.store.mapEntries(SimCluster.GROUP, "work_items").join().containsKey(item);
+        return sim.store.maps().mapEntries(SimCluster.GROUP, "work_items").join().containsKey(item);
     }
 
     @Test

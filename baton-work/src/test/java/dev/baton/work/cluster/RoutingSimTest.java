@@ -139,15 +139,15 @@ class RoutingSimTest {
     @Test
     void garbageOnTheChannelsIsCountedAndDroppedAndNothingBreaks() {
         SimCluster.Node leader = sim.leader();
-        sim.store.publish("worker:master:commands", "not json".getBytes(StandardCharsets.UTF_8));
-        sim.store.publish("worker:master:commands", "{\"type\":\"subscribe_camera\",\"group\":\"cameras\"}"
+        sim.store.bus().publish("worker:master:commands", "not json".getBytes(StandardCharsets.UTF_8));
+        sim.store.bus().publish("worker:master:commands", "{\"type\":\"subscribe_camera\",\"group\":\"cameras\"}"
                 .getBytes(StandardCharsets.UTF_8));
-        sim.store.publish("worker:slave:p2", "[1,2,3]".getBytes(StandardCharsets.UTF_8));
-        sim.store.publish("worker:slave:p2", "{\"type\":\"detection\",\"group\":\"cameras\",\"seq\":\"x\"}"
+        sim.store.bus().publish("worker:slave:p2", "[1,2,3]".getBytes(StandardCharsets.UTF_8));
+        sim.store.bus().publish("worker:slave:p2", "{\"type\":\"detection\",\"group\":\"cameras\",\"seq\":\"x\"}"
                 .getBytes(StandardCharsets.UTF_8));
-        sim.store.publish("worker:slave:p2", "{\"type\":\"regenerate_subscriptions\",\"group\":\"cameras\"}"
+        sim.store.bus().publish("worker:slave:p2", "{\"type\":\"regenerate_subscriptions\",\"group\":\"cameras\"}"
                 .getBytes(StandardCharsets.UTF_8));
-        sim.store.publish("worker:slave:p2", ("{\"type\":\"ack\",\"group\":\"other-group\",\"stream\":\"s\","
+        sim.store.bus().publish("worker:slave:p2", ("{\"type\":\"ack\",\"group\":\"other-group\",\"stream\":\"s\","
                 + "\"upTo\":1,\"from\":\"x\"}").getBytes(StandardCharsets.UTF_8)); // another group's: ignored
         sim.settle();
 

@@ -683,7 +683,7 @@ class WorkClusterChaosTest {
             List<Process> leading = sim.alive().stream().filter(Process::leading).toList();
             assertThat(leading).as("processes leading once quiet").hasSize(1);
             Set<String> desired = desired();
-            SortedMap<String, FencedValue> stored = sim.store.mapEntries(ChaosCluster.GROUP,
+            SortedMap<String, FencedValue> stored = sim.store.maps().mapEntries(ChaosCluster.GROUP,
                     sim.config.layout().itemsMap()).join();
             assertThat(stored.keySet()).as("the stored desired items").isEqualTo(subscribed());
 
@@ -695,7 +695,7 @@ class WorkClusterChaosTest {
                     assertThat(w.items()).as(w.url + " is down").isEmpty();
                 }
             }
-            SortedMap<String, FencedValue> actual = sim.store.mapEntries(ChaosCluster.GROUP,
+            SortedMap<String, FencedValue> actual = sim.store.maps().mapEntries(ChaosCluster.GROUP,
                     sim.config.layout().actualMap()).join();
             assertThat(actual.keySet()).as("the recorded actual state's items").isEqualTo(desired);
             actual.forEach((item, value) -> {
@@ -737,7 +737,7 @@ class WorkClusterChaosTest {
             finalResults = itemOf.size();
 
             Map<String, String> owners = new TreeMap<>();
-            sim.store.mapEntries(ChaosCluster.GROUP, sim.config.layout().assignmentsMap()).join()
+            sim.store.maps().mapEntries(ChaosCluster.GROUP, sim.config.layout().assignmentsMap()).join()
                     .forEach((w, v) -> owners.put(w, new String(v.value(), StandardCharsets.UTF_8)));
             List<Probe> live = probes.stream().filter(pr -> pr.open && pr.process.alive()).toList();
             log("--- leader " + leader + ", worker owners " + owners + ", listeners " + live);

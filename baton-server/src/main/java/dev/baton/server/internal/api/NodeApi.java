@@ -143,7 +143,8 @@ public final class NodeApi implements AutoCloseable {
         StoreCalls calls = new StoreCalls(callTimeout, clock);
         Facts facts = new Facts(backend, settings.advertiseUrl(), BatonVersion.current(), clock.nanoTime(),
                 Optional.of(metrics));
-        ClusterRoutes cluster = new ClusterRoutes(election, store.map(s -> s), localEvents, gate, calls, clock, facts);
+        ClusterRoutes cluster = new ClusterRoutes(election, store.map(CoordinationStore::events), localEvents, gate,
+                calls, clock, facts);
 
         Javalin app = Javalin.create(config -> {
             config.showJavalinBanner = false;
@@ -183,7 +184,7 @@ public final class NodeApi implements AutoCloseable {
         cluster.register(app);
         if (store.isPresent()) {
             app.before("/work/items/{id}", LeaderOnly.handler(gate));
-            new WorkItemRoutes(election, store.get(), gate, calls, work).register(app);
+            new WorkItemRoutes(election, store.get().maps(), gate, calls, work).register(app);
         } else {
             WorkItemRoutes.registerWithoutStore(app, backend);
         }

@@ -1,6 +1,6 @@
 package dev.baton.server.internal.api;
 
-import dev.baton.core.internal.FailureLog;
+import dev.baton.core.spi.FailureLog;
 import dev.baton.core.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

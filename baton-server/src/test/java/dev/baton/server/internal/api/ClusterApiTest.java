@@ -408,6 +408,6 @@ class ClusterApiTest {
     }
 
     private static Optional<FencedValue> stored(String id) {
-        return store.mapGet(GROUP, NodeApi.WORK_ITEMS_MAP, id).join();
+        return store.maps().mapGet(GROUP, NodeApi.WORK_ITEMS_MAP, id).join();
     }
 }

@@ -75,7 +75,7 @@ class HostileRequestsApiTest {
             assertThat(reply.json().path("field").asText()).isEqualTo("id");
             assertThat(reply.json().path("message").asText()).contains("not valid UTF-8");
         }
-        assertThat(store.mapEntries("hostile", NodeApi.WORK_ITEMS_MAP).join().keySet()).noneMatch(
+        assertThat(store.maps().mapEntries("hostile", NodeApi.WORK_ITEMS_MAP).join().keySet()).noneMatch(
                 id -> id.contains("\uFFFD"));
     }
 

@@ -47,7 +47,7 @@ class LeaderRedirectApiTest {
         assertThat(release.status()).isEqualTo(307);
         assertThat(release.header("Location")).isEqualTo(leader.url() + "/cluster/leader/release");
         assertThat(read.status()).isEqualTo(200);
-        assertThat(store.mapEntries("redirect", NodeApi.WORK_ITEMS_MAP).join()).isEmpty();
+        assertThat(store.maps().mapEntries("redirect", NodeApi.WORK_ITEMS_MAP).join()).isEmpty();
 
         Reply followed = HttpCalls.put(put.header("Location"), ITEM);
         assertThat(followed.status()).isEqualTo(201);

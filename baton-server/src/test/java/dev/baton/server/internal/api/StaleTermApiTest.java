@@ -66,8 +66,9 @@ class StaleTermApiTest {
         long oldTerm = election.leadership().orElseThrow().term();
         assertThat(HttpCalls.put(url + "/work/items/kept", ClusterApiTest.ITEM).status()).isEqualTo(201);
 
-        assertThat(store.release(GROUP, "old-leader", oldTerm).join()).isTrue();
-        AcquireResult usurped = store.acquire(GROUP, NodeInfo.of("usurper", "new"), Duration.ofSeconds(30)).join();
+        assertThat(store.leases().release(GROUP, "old-leader", oldTerm).join()).isTrue();
+        AcquireResult usurped = store.leases().acquire(GROUP, NodeInfo.of("usurper", "new"), Duration.ofSeconds(30))
+                .join();
         long newTerm = ((AcquireResult.Granted) usurped).term();
         assertThat(election.leadership()).as("the old leader has not noticed yet").isPresent();
 
@@ -82,8 +83,8 @@ class StaleTermApiTest {
             assertThat(reply.json().path("message").asText()).contains(Long.toString(oldTerm))
                     .contains(Long.toString(newTerm));
         }
-        assertThat(store.mapGet(GROUP, NodeApi.WORK_ITEMS_MAP, "late").join()).isEmpty();
-        assertThat(store.mapGet(GROUP, NodeApi.WORK_ITEMS_MAP, "kept").join().orElseThrow().term())
+        assertThat(store.maps().mapGet(GROUP, NodeApi.WORK_ITEMS_MAP, "late").join()).isEmpty();
+        assertThat(store.maps().mapGet(GROUP, NodeApi.WORK_ITEMS_MAP, "kept").join().orElseThrow().term())
                 .isEqualTo(oldTerm);
     }
 }

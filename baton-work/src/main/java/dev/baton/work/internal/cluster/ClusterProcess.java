@@ -105,7 +105,7 @@ public final class ClusterProcess {
 
     /** Listens on this process's channel and to the election; leads at once if the election already leads. */
     public void start() {
-        channel = shared.store().subscribe(layout.processChannel(shared.processId()),
+        channel = shared.store().bus().subscribe(layout.processChannel(shared.processId()),
                 bytes -> scheduler.execute(() -> {
                     if (started.getAsBoolean()) {
                         inbox.received(bytes);
@@ -194,7 +194,7 @@ public final class ClusterProcess {
 
     /** The cluster as the store records it, as seen by this process. */
     public CompletableFuture<WorkClusterState> state() {
-        return StateReader.read(shared.store(), membership, shared.group(), layout, fleet.urls())
+        return StateReader.read(shared.store().maps(), membership, shared.group(), layout, fleet.urls())
                 .thenApply(read -> read.as(shared.processId(), leader.isLeading()));
     }
 

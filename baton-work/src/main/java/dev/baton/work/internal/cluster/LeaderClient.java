@@ -94,7 +94,7 @@ final class LeaderClient {
             role.handle(p.request.withTerm(role.term()))
                     .thenAccept(response -> scheduler.execute(() -> answered(response)));
         } else if (term > 0) {
-            store.publish(layout.commandsChannel(), codec.encode(p.request.withTerm(term))).exceptionally(e -> {
+            store.bus().publish(layout.commandsChannel(), codec.encode(p.request.withTerm(term))).exceptionally(e -> {
                 scheduler.execute(() -> p.lastError = "could not publish: " + e);
                 return -1L;
             });

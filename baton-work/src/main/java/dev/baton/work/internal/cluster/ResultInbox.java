@@ -105,7 +105,7 @@ final class ResultInbox {
         if (sender == null) {
             return;
         }
-        store.publish(config.layout().processChannel(sender), codec.encode(new BusMessage.Ack(group, stream, upTo,
+        store.bus().publish(config.layout().processChannel(sender), codec.encode(new BusMessage.Ack(group, stream, upTo,
                 processId))).exceptionally(e -> {
                     log.debug("could not acknowledge stream {} to {}: {}", stream, sender, e.toString());
                     return -1L;

@@ -90,7 +90,7 @@ final class Reconciler {
 
     /** Loads the recorded actual state, regenerates the desired state, and starts the timers. */
     void start() {
-        shared.store().mapEntries(shared.group(), actualMap).whenComplete((entries, error) -> threads.scheduler().execute(() -> {
+        shared.store().maps().mapEntries(shared.group(), actualMap).whenComplete((entries, error) -> threads.scheduler().execute(() -> {
             if (!active.getAsBoolean()) {
                 return;
             }
@@ -164,7 +164,7 @@ final class Reconciler {
         regenerating = true;
         log.debug("regenerating the desired state: {}", reason);
         CompletableFuture<SortedMap<String, FencedValue>> stored =
-                shared.store().mapEntries(shared.group(), config.layout().itemsMap());
+                shared.store().maps().mapEntries(shared.group(), config.layout().itemsMap());
         CompletableFuture<List<WorkItem>> fromSource = CompletableFuture.supplyAsync(() -> {
             try {
                 return hooks.source().load();

@@ -83,7 +83,7 @@ final class ResultRouter {
         inbound.hold();
         CompletableFuture<Long> sent;
         try {
-            sent = shared.store().publish(config.layout().processChannel(process), bytes);
+            sent = shared.store().bus().publish(config.layout().processChannel(process), bytes);
         } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
         }
@@ -106,9 +106,9 @@ final class ResultRouter {
     void start() {
         String group = shared.group();
         CompletableFuture<SortedMap<String, FencedValue>> cards =
-                shared.store().mapEntries(group, config.layout().listenersMap());
+                shared.store().maps().mapEntries(group, config.layout().listenersMap());
         CompletableFuture<SortedMap<String, FencedValue>> assignments =
-                shared.store().mapEntries(group, config.layout().assignmentsMap());
+                shared.store().maps().mapEntries(group, config.layout().assignmentsMap());
         CompletableFuture.allOf(cards, assignments).whenComplete((ok, error) -> threads.scheduler().execute(() -> {
             if (stopped) {
                 return;

@@ -1,4 +1,4 @@
-package dev.baton.core.internal;
+package dev.baton.core.spi;
 
 import dev.baton.core.StoreContact;
 import dev.baton.core.time.Clock;

@@ -1,4 +1,4 @@
-package dev.baton.core.internal;
+package dev.baton.core.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;

@@ -1,0 +1,477 @@
+package dev.baton.core.lease;
+
+import dev.baton.core.ElectionConfig;
+import dev.baton.core.ElectionEvent.LossReason;
+import dev.baton.core.ElectionEvent;
+import dev.baton.core.ElectionMetrics;
+import dev.baton.core.LeaderInfo;
+import dev.baton.core.Leadership;
+import dev.baton.core.NodeInfo;
+import dev.baton.core.NodeState;
+import dev.baton.core.Role;
+import dev.baton.core.spi.LeaseDeadline;
+import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.Subscription;
+import dev.baton.core.time.Clock;
+import dev.baton.core.time.Scheduler.Cancellable;
+import dev.baton.core.time.Scheduler;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lease election's state machine (DESIGN §3): it decides every transition from the store's replies, the clock
+ * and push notices, and says what follows through its two ports, {@link LeaseCalls} (the store calls to make) and
+ * {@link LeaseOutput} (the events to emit and the snapshot to publish). It holds no store, starts no thread and
+ * reads time only through {@link Clock}.
+ *
+ * <p>Every input (a store reply, a timer, a push notice, a user command) runs as a task of its {@link Scheduler}, so
+ * its state needs no locks, and under a fake clock and a deterministic scheduler every run is reproducible. Timers
+ * and replies carry the {@code generation} they were made in; one from an older generation (a leadership since
+ * ended, an election since reopened) is ignored.
+ *
+ * <p>The safety rules it enforces are listed on {@link LeaseElection}.
+ */
+final class LeaseMachine {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseElection.class);
+
+    private enum State { CREATED, FOLLOWING, LEADING, CLOSED }
+
+    private final String group;
+    private final String nodeId;
+    private final ElectionConfig config;
+    private final Clock clock;
+    private final Scheduler scheduler;
+    private final Random random;
+    private final ElectionMetrics metrics;
+    private final LeaseCalls storeCalls;
+    private final LeaseOutput output;
+    private final LeaseMembership membership;
+
+    private State state = State.CREATED;
+    private Leadership current;
+    /** The only handle that moves {@link #current}'s deadline: listeners get the read-only leadership. */
+    private LeaseDeadline currentDeadline;
+    private LeaderInfo known;
+    /** The highest term this node has seen granted, denied or announced; never goes back, so late notices are ignored. */
+    private long highestTermSeen = Long.MIN_VALUE;
+    private long generation;
+    private boolean acquireInFlight;
+    private boolean recheckAfterFlight;
+    private boolean electionOpen;
+    private int acquireFailures;
+    private long holdOffUntil;
+    private boolean holdingOff;
+    private Cancellable wakeTimer = Cancellable.NONE;
+    private Cancellable renewTimer = Cancellable.NONE;
+    private Cancellable deadlineTimer = Cancellable.NONE;
+    private Subscription leaseNotices;
+
+    LeaseMachine(String group, String nodeId, ElectionConfig config, Clock clock, Scheduler scheduler, Random random,
+            ElectionMetrics metrics, LeaseCalls storeCalls, LeaseOutput output, LeaseMembership membership) {
+        this.group = group;
+        this.nodeId = nodeId;
+        this.config = config;
+        this.clock = clock;
+        this.scheduler = scheduler;
+        this.random = random;
+        this.metrics = metrics;
+        this.storeCalls = storeCalls;
+        this.output = output;
+        this.membership = membership;
+    }
+
+    /**
+     * Gives up leadership if held, releasing the lease once listeners have returned, and holds off contending for
+     * {@code checkInterval}; {@code done} completes when the release was answered (at once if not leading).
+     */
+    void onStepDown(boolean calledFromListener, CompletableFuture<Void> done) {
+        if (state == State.LEADING) {
+            holdingOff = true;
+            holdOffUntil = clock.nanoTime() + config.checkInterval().toNanos();
+            release(calledFromListener, done);
+        } else {
+            done.complete(null);
+        }
+    }
+
+    /** Starts contending: watch the lease, try to take it, then register this process. */
+    void onStart() {
+        if (state != State.CREATED) {
+            return;
+        }
+        state = State.FOLLOWING;
+        output.started();
+        leaseNotices = storeCalls.watch(notice -> scheduler.execute(() -> onNotice(notice)));
+        openElection();
+        attempt();
+        // Registering after the acquire keeps the registry write off the first election's path.
+        membership.start();
+    }
+
+    private void attempt() {
+        if (state != State.FOLLOWING) {
+            return;
+        }
+        if (acquireInFlight) {
+            recheckAfterFlight = true;
+            return;
+        }
+        if (holdingOff && clock.nanoTime() - holdOffUntil < 0) {
+            wakeIn(Duration.ofNanos(holdOffUntil - clock.nanoTime()));
+            return;
+        }
+        holdingOff = false;
+        wakeTimer.cancel();
+        acquireInFlight = true;
+        recheckAfterFlight = false;
+        output.publishState(NodeState.CANDIDATE);
+        long attemptGeneration = generation;
+        long sentAt = clock.nanoTime();
+        NodeInfo candidate = membership.self().withRole(Role.LEADER);
+        storeCalls.acquire(candidate, (result, error) -> onAcquireReply(attemptGeneration, sentAt, result, error),
+                this::onLateAcquireReply);
+    }
+
+    private void onAcquireReply(long attemptGeneration, long sentAt, AcquireResult result, Throwable error) {
+        acquireInFlight = false;
+        if (state == State.FOLLOWING) {
+            output.publishState(NodeState.FOLLOWER);
+        }
+        if (state == State.CLOSED || attemptGeneration != generation) {
+            if (result instanceof AcquireResult.Granted granted) {
+                // Granted after we stopped wanting it: hand it straight back instead of making others wait.
+                releaseQuietly(granted.term());
+            }
+            return;
+        }
+        if (error != null) {
+            acquireFailures++;
+            output.reportError("acquire", "acquiring the lease failed", error);
+            long backoff = config.retryInterval().toNanos() << Math.min(acquireFailures - 1, 16);
+            wakeIn(Duration.ofNanos(Math.min(backoff, config.checkInterval().toNanos())).plus(jitter(config.expiryJitter())));
+            return;
+        }
+        acquireFailures = 0;
+        output.clearProblem();
+        if (result instanceof AcquireResult.Granted granted) {
+            long deadline = sentAt + config.localValidity().toNanos();
+            if (clock.nanoTime() - deadline >= 0) {
+                log.warn("Lease for {} term {} was granted too late to be used; giving it back", group, granted.term());
+                releaseQuietly(granted.term());
+                wakeIn(config.retryInterval());
+                return;
+            }
+            becomeLeader(granted.term(), sentAt, deadline);
+        } else if (result instanceof AcquireResult.Denied denied) {
+            learnLeader(new LeaderInfo(denied.current().owner(), denied.current().term()));
+            closeElection(false);
+            if (recheckAfterFlight) {
+                attempt();
+            } else {
+                wakeAtExpiry(denied.current().remaining());
+            }
+        }
+    }
+
+    /**
+     * A grant that arrived after its call timed out (a slow or paused store). This node never acted on it; hand it
+     * back so that others need not wait for it to expire. Safe even if this node leads meanwhile: that leadership has
+     * an older term, which the grant has already fenced off in the store, so its next renewal fails anyway.
+     */
+    private void onLateAcquireReply(AcquireResult result) {
+        if (result instanceof AcquireResult.Granted granted
+                && (current == null || current.term() != granted.term())) {
+            releaseQuietly(granted.term());
+        }
+    }
+
+    private void becomeLeader(long term, long sentAt, long deadline) {
+        generation++;
+        state = State.LEADING;
+        output.publishState(NodeState.LEADER);
+        wakeTimer.cancel();
+        currentDeadline = new LeaseDeadline(deadline);
+        current = currentDeadline.leadership(group, nodeId, term, clock, this::holdsTerm);
+        output.publishLeadership(current);
+        openElection();
+        output.emit(new ElectionEvent.LeadershipAcquired(clock.instant(), current));
+        learnLeader(current.info());
+        closeElection(true);
+        membership.onLeadershipAcquired();
+        scheduleRenewal(sentAt + config.renewInterval().toNanos());
+        armDeadline();
+    }
+
+    private boolean holdsTerm(long term) {
+        Leadership leadership = output.leadership();
+        return leadership != null && leadership.term() == term;
+    }
+
+    private void scheduleRenewal(long atNanos) {
+        renewTimer.cancel();
+        long renewalGeneration = generation;
+        renewTimer = scheduler.schedule(Duration.ofNanos(Math.max(0, atNanos - clock.nanoTime())),
+                () -> renew(renewalGeneration));
+    }
+
+    private void armDeadline() {
+        deadlineTimer.cancel();
+        long deadlineGeneration = generation;
+        deadlineTimer = scheduler.schedule(Duration.ofNanos(Math.max(0, current.deadlineNanos() - clock.nanoTime())),
+                () -> onDeadline(deadlineGeneration));
+    }
+
+    private void onDeadline(long deadlineGeneration) {
+        if (state != State.LEADING || deadlineGeneration != generation) {
+            return;
+        }
+        if (clock.nanoTime() - current.deadlineNanos() >= 0) {
+            loseLeadership(LossReason.EXPIRED_LOCALLY);
+        } else {
+            armDeadline();
+        }
+    }
+
+    private void renew(long renewalGeneration) {
+        if (state != State.LEADING || renewalGeneration != generation) {
+            return;
+        }
+        long sentAt = clock.nanoTime();
+        long left = current.deadlineNanos() - sentAt;
+        if (left <= 0) {
+            loseLeadership(LossReason.EXPIRED_LOCALLY);
+            return;
+        }
+        Duration timeout = Duration.ofNanos(Math.min(config.storeTimeout().toNanos(), left));
+        long term = current.term();
+        storeCalls.renew(term, timeout, (renewed, error) -> onRenewReply(renewalGeneration, sentAt, renewed, error));
+    }
+
+    private void onRenewReply(long renewalGeneration, long sentAt, Boolean renewed, Throwable error) {
+        if (state != State.LEADING || renewalGeneration != generation) {
+            return;
+        }
+        if (error != null) {
+            output.reportError("renew", "renewing the lease of term " + current.term() + " failed", error);
+            // Retry until the deadline; the deadline timer ends the leadership if none succeeds.
+            long retryAt = clock.nanoTime() + config.retryInterval().toNanos();
+            if (retryAt - current.deadlineNanos() < 0) {
+                scheduleRenewal(retryAt);
+            }
+            return;
+        }
+        if (!renewed) {
+            loseLeadership(LossReason.LEASE_TAKEN);
+            return;
+        }
+        output.clearProblem();
+        metrics.leaseRenewed(clock.nanoTime() - sentAt, current.deadlineNanos() - sentAt);
+        currentDeadline.extendTo(sentAt + config.localValidity().toNanos());
+        armDeadline();
+        scheduleRenewal(sentAt + config.renewInterval().toNanos());
+    }
+
+    /** Ends the current term without releasing: the lease was taken or could not be renewed in time. */
+    private void loseLeadership(LossReason reason) {
+        long term = stopLeading();
+        output.emit(new ElectionEvent.LeadershipLost(clock.instant(), term, reason));
+        if (reason == LossReason.EXPIRED_LOCALLY) {
+            output.reportError("renew", "leadership of term " + term + " expired locally before a renewal succeeded", null);
+        }
+        learnLeader(null);
+        openElection();
+        attempt();
+    }
+
+    /** Stops counting this node as leader, before anything is told or released. Returns the term given up. */
+    private long stopLeading() {
+        long term = current.term();
+        generation++;
+        state = State.FOLLOWING;
+        output.publishState(NodeState.FOLLOWER);
+        output.publishLeadership(null);
+        current = null;
+        currentDeadline = null;
+        renewTimer.cancel();
+        deadlineTimer.cancel();
+        membership.onLeadershipLost();
+        return term;
+    }
+
+    /**
+     * Graceful release: stop leading, tell the listeners, and release the lease once they have all returned (or once
+     * the deadline has passed, after which the lease is no longer ours to protect anyway).
+     */
+    private void release(boolean calledFromListener, CompletableFuture<Void> done) {
+        long deadline = current.deadlineNanos();
+        long term = stopLeading();
+        CompletableFuture<Void> delivered = output.emit(
+                new ElectionEvent.LeadershipLost(clock.instant(), term, LossReason.RELEASED));
+        learnLeader(null);
+        Runnable sendRelease = once(() -> storeCalls.release(term, (released, error) -> {
+                    if (error != null) {
+                        output.reportError("release", "releasing the lease of term " + term + " failed", error);
+                    }
+                    done.complete(null);
+                }));
+        if (calledFromListener) {
+            // The listener that asked is itself delivering events; waiting for it would wait for ourselves.
+            sendRelease.run();
+            return;
+        }
+        Cancellable fallback = scheduler.schedule(Duration.ofNanos(Math.max(0, deadline - clock.nanoTime())),
+                sendRelease);
+        // Send the release from the thread that delivered the last LeadershipLost, saving a hop back to the scheduler;
+        // this node stopped leading before the event was emitted, so nothing here touches the machine's state.
+        delivered.whenComplete((ignored, error) -> {
+            fallback.cancel();
+            sendRelease.run();
+        });
+        if (state == State.FOLLOWING) {
+            wakeIn(config.checkInterval());
+        }
+    }
+
+    private void releaseQuietly(long term) {
+        storeCalls.release(term, (released, error) -> {
+        });
+    }
+
+    private void onNotice(LeaseNotice notice) {
+        if (state == State.LEADING) {
+            if (!notice.owner().equals(nodeId) && notice.term() > current.term()) {
+                // Someone holds a newer term: find out now rather than at the next renewal.
+                renew(generation);
+            }
+            return;
+        }
+        if (state != State.FOLLOWING) {
+            return;
+        }
+        switch (notice.kind()) {
+            case ACQUIRED -> {
+                if (notice.owner().equals(nodeId) || notice.term() <= highestTermSeen) {
+                    return;
+                }
+                holdingOff = false;
+                learnLeader(new LeaderInfo(notice.owner(), notice.term()));
+                closeElection(false);
+                if (!acquireInFlight) {
+                    wakeAtExpiry(config.leaseTtl());
+                }
+            }
+            case RELEASED -> {
+                if (notice.term() < highestTermSeen) {
+                    return;
+                }
+                learnLeader(null);
+                if (holdingOff) {
+                    return;
+                }
+                openElection();
+                if (config.releaseJitter().isZero()) {
+                    attempt();
+                } else {
+                    wakeIn(jitter(config.releaseJitter()));
+                }
+            }
+        }
+    }
+
+    /**
+     * Closes: a leader releases (see {@link #release}), the machine stops, and once the release went out the lease
+     * watch and this process's registry entry are removed; then {@code onClosed} runs.
+     */
+    void onClose(boolean calledFromListener, Runnable onClosed) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        CompletableFuture<Void> released = new CompletableFuture<>();
+        if (state == State.LEADING) {
+            release(calledFromListener, released);
+        } else {
+            released.complete(null);
+        }
+        boolean wasStarted = state != State.CREATED;
+        state = State.CLOSED;
+        output.publishState(NodeState.STOPPED);
+        generation++;
+        wakeTimer.cancel();
+        output.closed();
+        // Tear down only after the release went out: a graceful handover should not wait for our unsubscribing.
+        released.whenComplete((ignored, error) -> scheduler.execute(() -> {
+            if (leaseNotices != null) {
+                leaseNotices.close();
+            }
+            CompletableFuture<Void> unregistered = wasStarted
+                    ? membership.stop() : CompletableFuture.completedFuture(null);
+            unregistered.whenComplete((nothing, failure) -> onClosed.run());
+        }));
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private void wakeAtExpiry(Duration remaining) {
+        Duration atExpiry = remaining.plus(jitter(config.expiryJitter()));
+        Duration poll = config.checkInterval().plus(jitter(config.electionJitter()));
+        wakeIn(atExpiry.compareTo(poll) < 0 ? atExpiry : poll);
+    }
+
+    private void wakeIn(Duration delay) {
+        wakeTimer.cancel();
+        long wakeGeneration = generation;
+        wakeTimer = scheduler.schedule(delay, () -> {
+            if (wakeGeneration == generation) {
+                attempt();
+            }
+        });
+    }
+
+    private Duration jitter(Duration max) {
+        long bound = max.toNanos();
+        return bound <= 0 ? Duration.ZERO : Duration.ofNanos((long) (random.nextDouble() * bound));
+    }
+
+    private void learnLeader(LeaderInfo leader) {
+        if (leader != null) {
+            highestTermSeen = Math.max(highestTermSeen, leader.term());
+        }
+        if (!Objects.equals(leader, known)) {
+            known = leader;
+            output.publishLeader(leader);
+            output.emit(new ElectionEvent.LeaderChanged(clock.instant(), Optional.ofNullable(leader)));
+        }
+    }
+
+    private void openElection() {
+        if (!electionOpen) {
+            electionOpen = true;
+            output.emit(new ElectionEvent.ElectionStarted(clock.instant()));
+        }
+    }
+
+    private void closeElection(boolean leader) {
+        if (electionOpen) {
+            electionOpen = false;
+            output.emit(new ElectionEvent.ElectionCompleted(clock.instant(), leader, Optional.ofNullable(known)));
+        }
+        output.roundResolved(leader);
+    }
+
+    private static Runnable once(Runnable action) {
+        AtomicBoolean ran = new AtomicBoolean();
+        return () -> {
+            if (ran.compareAndSet(false, true)) {
+                action.run();
+            }
+        };
+    }
+}
