@@ -2,10 +2,10 @@ package dev.baton.examples;
 
 // region readme
 import dev.baton.core.Baton;
-import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.Leadership;
+import dev.baton.core.StoreElection;
 import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.StoreException;
@@ -35,7 +35,7 @@ public final class LeaderOnlyScheduler {
     static void lead(CoordinationStore store, String group) throws InterruptedException {
         ScheduledExecutorService jobs = Executors.newSingleThreadScheduledExecutor();
         AtomicReference<ScheduledFuture<?>> job = new AtomicReference<>();
-        try (Election election = Baton.election(store)
+        try (StoreElection election = Baton.election(store)
                 .group(group)
                 .config(ElectionConfig.defaults())   // lease 30 s, renewed every 10 s
                 .build()) {                          // Ctrl-C or SIGTERM closes it too: a leader releases at once
