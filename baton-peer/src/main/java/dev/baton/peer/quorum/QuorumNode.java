@@ -14,35 +14,9 @@ import dev.baton.core.time.Scheduler.Cancellable;
 import dev.baton.peer.MemberCard;
 import dev.baton.peer.internal.NodeOutput;
 import dev.baton.peer.internal.TickFailures;
-import dev.baton.peer.quorum.QuorumMessage.BarrierAck;
-import dev.baton.peer.quorum.QuorumMessage.BarrierUpdate;
-import dev.baton.peer.quorum.QuorumMessage.ClusterAlignment;
-import dev.baton.peer.quorum.QuorumMessage.FormalProposal;
-import dev.baton.peer.quorum.QuorumMessage.FormalVote;
 import dev.baton.peer.quorum.QuorumMessage.JoinClusterRequest;
-import dev.baton.peer.quorum.QuorumMessage.JoinClusterResponse;
-import dev.baton.peer.quorum.QuorumMessage.LeaderKeepAlive;
-import dev.baton.peer.quorum.QuorumMessage.LeaderKeepAliveAck;
-import dev.baton.peer.quorum.QuorumMessage.LeaderQuery;
-import dev.baton.peer.quorum.QuorumMessage.LeaderRelieve;
 import dev.baton.peer.quorum.QuorumMessage.LeaderResign;
-import dev.baton.peer.quorum.QuorumMessage.LeaderResponse;
-import dev.baton.peer.quorum.QuorumMessage.LeaderStatusQuery;
-import dev.baton.peer.quorum.QuorumMessage.LeaderStatusQueryResponse;
 import dev.baton.peer.quorum.QuorumMessage.LeaveCluster;
-import dev.baton.peer.quorum.QuorumMessage.MemberStatusUpdate;
-import dev.baton.peer.quorum.QuorumMessage.NewLeader;
-import dev.baton.peer.quorum.QuorumMessage.PreProposal;
-import dev.baton.peer.quorum.QuorumMessage.PreVote;
-import dev.baton.peer.quorum.QuorumMessage.Probe;
-import dev.baton.peer.quorum.QuorumMessage.ProbeAck;
-import dev.baton.peer.quorum.QuorumMessage.ProbeReport;
-import dev.baton.peer.quorum.QuorumMessage.ProbeRequest;
-import dev.baton.peer.quorum.QuorumMessage.ReJoinCluster;
-import dev.baton.peer.quorum.QuorumMessage.RecoveryQuery;
-import dev.baton.peer.quorum.QuorumMessage.RecoveryResponse;
-import dev.baton.peer.quorum.QuorumMessage.SeedKeepAlive;
-import dev.baton.peer.quorum.QuorumMessage.SeedKeepAliveAck;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
 import java.io.UncheckedIOException;
@@ -77,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * or changes member states for it; a message that instructs a node (rejoin, relieve, resign, member removed) is acted
  * on only if the node's own view still matches the sender's (same leader, same version).
  */
-final class QuorumNode implements NodeContext, Transitions {
+final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Recovery.Host {
 
     private static final Logger log = LoggerFactory.getLogger(QuorumNode.class);
 
@@ -107,8 +81,7 @@ final class QuorumNode implements NodeContext, Transitions {
     private final Elections elections;
     private final Seeking seeking;
     private final Following following;
-    private final SeedConflicts seedConflicts;
-    private final ProbeHelper probeHelper;
+    private final QuorumInbox inbox;
     private LeaderTerm leading;
     private Recovery recovery;
     private final Map<PeerAddress, Long> peers = new TreeMap<>();
@@ -138,8 +111,8 @@ final class QuorumNode implements NodeContext, Transitions {
         this.elections = new Elections(this, known, votes, this);
         this.seeking = new Seeking(this, known, this, elections);
         this.following = new Following(this, known, this, elections, seeking);
-        this.seedConflicts = new SeedConflicts(this, known, this);
-        this.probeHelper = new ProbeHelper(this);
+        this.inbox = new QuorumInbox(this, this, known, votes, elections, seeking, following,
+                new SeedConflicts(this, known, this));
     }
 
     // ================================================================ the context its parts work through
@@ -229,7 +202,8 @@ final class QuorumNode implements NodeContext, Transitions {
         return null;
     }
 
-    boolean recovering() {
+    @Override
+    public boolean recovering() {
         return phase == Phase.RECOVERING;
     }
 
@@ -246,6 +220,21 @@ final class QuorumNode implements NodeContext, Transitions {
     /** The member table this node knows: its own while it leads, else the view its leader sent. */
     List<MemberEntry> members() {
         return leading != null ? leading.duties().entries() : known.view.members();
+    }
+
+    @Override
+    public boolean leadingOrElect() {
+        return phase == Phase.LEADING || phase == Phase.LEADER_ELECT;
+    }
+
+    @Override
+    public LeaderTerm leadingTerm() {
+        return leading;
+    }
+
+    @Override
+    public Recovery recoveryRun() {
+        return recovery;
     }
 
     /** The state the leader's table gives {@code address}, while this node leads (for tests). */
@@ -283,113 +272,11 @@ final class QuorumNode implements NodeContext, Transitions {
         }
         peers.put(from, clock.nanoTime());
         try {
-            dispatch(from, message);
+            inbox.dispatch(from, message);
         } catch (UncheckedIOException e) {
             reportError("cannot save the election state; the vote was not sent", e);
         }
         publish();
-    }
-
-    /**
-     * Hands {@code message} to the part that handles its type. Every type of the sealed {@link QuorumMessage} has a
-     * branch (a test sends one of each); a type without one is a programming error and fails loudly.
-     */
-    private void dispatch(PeerAddress from, QuorumMessage message) {
-        if (message instanceof LeaderKeepAlive m) {
-            // Only a node leading that version answers (sending validation); a keep-alive for a version this node
-            // has not learned it leads is never taken as news of its own election: it may be a stale one from a
-            // follower of an earlier incarnation of this node.
-            if (leadingOrElect() && m.version() == known.version) {
-                leading.duties().onKeepAlive(from, m);
-            }
-        } else if (message instanceof LeaderKeepAliveAck m) {
-            following.onKeepAliveAck(from, m);
-        } else if (message instanceof LeaderQuery) {
-            send(from, new LeaderResponse(votes.healthyLeader(ttl), known.version));
-        } else if (message instanceof LeaderResponse m) {
-            seeking.onLeaderResponse(from, m);
-        } else if (message instanceof JoinClusterRequest m) {
-            if (leadingOrElect()) {
-                leading.duties().onJoin(from, m.card());
-            } else {
-                send(from, new JoinClusterResponse(false, known.version, votes.healthyLeader(ttl), "not the leader"));
-            }
-        } else if (message instanceof JoinClusterResponse m) {
-            seeking.onJoinResponse(from, m);
-        } else if (message instanceof MemberStatusUpdate m) {
-            following.onMemberStatusUpdate(from, m, leading != null);
-        } else if (message instanceof ClusterAlignment m) {
-            following.onClusterAlignment(from, m);
-        } else if (message instanceof LeaveCluster m) {
-            if (leading != null && m.version() == leading.duties().version()) {
-                leading.duties().onLeave(from);
-            }
-        } else if (message instanceof ReJoinCluster m) {
-            following.onReJoin(from, m);
-        } else if (message instanceof SeedKeepAlive m) {
-            seedConflicts.onSeedKeepAlive(from, m, this::onLeaderRelieve);
-        } else if (message instanceof SeedKeepAliveAck) {
-            // The seed resolves a conflict itself (LeaderRelieve); nothing to do here.
-            return;
-        } else if (message instanceof LeaderRelieve m) {
-            onLeaderRelieve(m);
-        } else if (message instanceof LeaderResign m) {
-            following.onLeaderResign(from, m);
-        } else if (message instanceof ProbeRequest m) {
-            if (following.follows(from, m.version())) {
-                probeHelper.onRequest(from, m);
-            }
-        } else if (message instanceof Probe m) {
-            send(from, new ProbeAck(m.probeId()));
-        } else if (message instanceof ProbeAck m) {
-            if (!probeHelper.onAck(from, m) && leading != null) {
-                leading.duties().onProbeResult(from, m.probeId(), true);
-            }
-        } else if (message instanceof ProbeReport m) {
-            if (leading != null && m.version() == leading.duties().version()) {
-                leading.duties().onProbeResult(m.target(), m.probeId(), m.reachable());
-            }
-        } else if (message instanceof LeaderStatusQuery m) {
-            votes.onStatusQuery(from, m);
-        } else if (message instanceof LeaderStatusQueryResponse m) {
-            if (elections.current() != null) {
-                elections.current().onStatusResponse(from, m);
-            }
-        } else if (message instanceof PreProposal m) {
-            votes.onPreProposal(from, m);
-        } else if (message instanceof PreVote m) {
-            if (elections.current() != null) {
-                elections.current().onPreVote(from, m);
-            }
-        } else if (message instanceof FormalProposal m) {
-            votes.onFormalProposal(from, m);
-        } else if (message instanceof FormalVote m) {
-            if (elections.current() != null) {
-                elections.current().onFormalVote(from, m);
-            }
-        } else if (message instanceof NewLeader m) {
-            elections.onNewLeader(from, m, following);
-        } else if (message instanceof RecoveryQuery m) {
-            votes.onRecoveryQuery(from, m);
-        } else if (message instanceof RecoveryResponse m) {
-            if (recovery != null) {
-                recovery.onResponse(from, m);
-            }
-        } else if (message instanceof BarrierUpdate m) {
-            votes.onBarrierUpdate(from, m);
-        } else if (message instanceof BarrierAck m) {
-            if (recovery != null) {
-                recovery.onAck(from, m.queryId());
-            }
-        } else {
-            throw new IllegalStateException("no handler for quorum message type " + message.getClass().getName());
-        }
-    }
-
-    private void onLeaderRelieve(LeaderRelieve relieve) {
-        if (leadingOrElect()) {
-            leading.onRelieve(relieve);
-        }
     }
 
     /** Gives up leadership if held; this node then holds off its own elections for ttlTimeout. */
@@ -491,22 +378,13 @@ final class QuorumNode implements NodeContext, Transitions {
     // ================================================================ recovery
 
     private void beginRecovery() {
-        recovery = new Recovery(this, new Recovery.Host() {
-            @Override
-            public boolean recovering() {
-                return phase == Phase.RECOVERING;
-            }
-
-            @Override
-            public void recovered(long barrier) {
-                finishRecovery(barrier);
-            }
-        }, random.nextLong());
+        recovery = new Recovery(this, this, random.nextLong());
         enterPhase(Phase.RECOVERING);
         recovery.start();
     }
 
-    private void finishRecovery(long barrier) {
+    @Override
+    public void recovered(long barrier) {
         if (phase != Phase.RECOVERING) {
             return;
         }
@@ -604,16 +482,6 @@ final class QuorumNode implements NodeContext, Transitions {
     @Override
     public void startElection(long resignedTerm) {
         elections.start(resignedTerm);
-    }
-
-    @Override
-    public void cancelElection() {
-        elections.cancel();
-    }
-
-    @Override
-    public void learnLeader(PeerAddress who, long version) {
-        elections.learnLeader(who, version);
     }
 
     @Override

@@ -57,12 +57,6 @@ interface Transitions {
     /** Starts the election process; {@code resignedTerm} as in {@link Elections#start}. */
     void startElection(long resignedTerm);
 
-    /** Stops this node's election, if one runs. */
-    void cancelElection();
-
-    /** Follows, or leads, {@code who} as the decided leader of {@code version}. */
-    void learnLeader(PeerAddress who, long version);
-
     /** Records {@code who} as the decided leader of {@code version}; false if that contradicts what is known. */
     boolean adoptLeader(PeerAddress who, long version);
 }
