@@ -13,6 +13,7 @@ final class HeldDurableState implements DurableState {
     private boolean holding;
     private boolean crashed;
     private boolean writing;
+    private boolean failNext;
     private int writes;
 
     HeldDurableState(AcceptorState initial) {
@@ -40,6 +41,10 @@ final class HeldDurableState implements DurableState {
         if (crashed) {
             throw new UncheckedIOException(new java.io.IOException("the process died during the write"));
         }
+        if (failNext) {
+            failNext = false;
+            throw new UncheckedIOException(new java.io.IOException("disk full"));
+        }
         disk = state;
         writes++;
     }
@@ -58,6 +63,11 @@ final class HeldDurableState implements DurableState {
     synchronized void crash() {
         crashed = true;
         notifyAll();
+    }
+
+    /** The next write fails (and stores nothing), as on a full disk. */
+    synchronized void failNextWrite() {
+        failNext = true;
     }
 
     /** A write is waiting to be released. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.core.Capabilities;
+import dev.baton.core.ElectionEvent;
 import dev.baton.peer.MemberCard;
 import dev.baton.peer.quorum.QuorumMessage.PreProposal;
 import dev.baton.peer.quorum.QuorumMessage.PreVote;
@@ -14,6 +15,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -39,9 +42,13 @@ class QuorumDurableVotesTest {
     private final FakePeer p2 = new FakePeer(cluster, n2);
 
     @AfterEach
-    void releaseTheWriter() {
+    void closeAndEndTheWriterThread() {
         disk.release();
-        election.node().close(false, new java.util.concurrent.CompletableFuture<>());
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        election.node().close(false, closed);
+        if (!process.crashed()) {
+            advanceUntil(closed::isDone);
+        }
     }
 
     @Test
@@ -101,6 +108,26 @@ class QuorumDurableVotesTest {
         assertThat(votes).allMatch(PreVote::accepted);
         assertThat(disk.writes()).as("the held write, then the two saves behind it as one").isEqualTo(2);
         assertThat(disk.load()).hasValueSatisfying(s -> assertThat(s.promised()).isEqualTo(new Ballot(5, 2, n2)));
+    }
+
+    @Test
+    void aFailedWriteDropsTheVoteThatDependedOnItAndIsReported() {
+        List<ElectionEvent> events = new CopyOnWriteArrayList<>();
+        election.addListener(events::add);
+        startAndWaitOutTheTtl();
+        disk.failNextWrite();
+        p2.send(n1, new PreProposal(new Ballot(5, 0, n2), false));
+        advanceUntil(() -> events.stream().anyMatch(ElectionEvent.ElectionError.class::isInstance));
+        cluster.advance(Duration.ofMillis(50));
+        assertThat(p2.received(PreVote.class)).as("the promise is not on disk, so it is not sent").isEmpty();
+        assertThat(events).filteredOn(ElectionEvent.ElectionError.class::isInstance)
+                .extracting(e -> ((ElectionEvent.ElectionError) e).message())
+                .contains("cannot save the election state; the vote was not sent");
+
+        p2.send(n1, new PreProposal(new Ballot(5, 1, n2), false));
+        advanceUntil(() -> !p2.received(PreVote.class).isEmpty());
+        assertThat(p2.last(PreVote.class).ballot().round()).isEqualTo(1);
+        assertThat(p2.last(PreVote.class).accepted()).isTrue();
     }
 
     private void startAndWaitOutTheTtl() {
