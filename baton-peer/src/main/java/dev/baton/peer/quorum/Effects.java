@@ -32,7 +32,7 @@ interface Effects {
     /** Sends {@code message} once every state persisted before it is durable. */
     void send(PeerAddress to, QuorumMessage message);
 
-    /** Runs {@code notice} (an event or a snapshot for the application) once every state persisted before it is durable. */
+    /** Runs {@code notice} (an event or a snapshot for the application) once every state saved before it is durable. */
     void tell(Runnable notice);
 
     /**

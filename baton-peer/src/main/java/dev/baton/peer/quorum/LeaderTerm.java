@@ -60,7 +60,7 @@ final class LeaderTerm implements LeaderDuties.Term {
         return duties;
     }
 
-    /** Announces the term (with stamps), counts the votes that decided it, and waits heartbeatTimeout for a majority. */
+    /** Announces the term (with stamps), counts the votes that decided it, waits heartbeatTimeout for a majority. */
     void begin(Set<PeerAddress> backers, long backedSince) {
         duties.announce();
         duties.backedByVotes(backers, backedSince);

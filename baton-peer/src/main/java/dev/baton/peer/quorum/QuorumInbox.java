@@ -99,7 +99,8 @@ final class QuorumInbox {
             if (node.leadingOrElect()) {
                 node.leadingTerm().duties().onJoin(from, m.card());
             } else {
-                ctx.send(from, new JoinClusterResponse(false, known.version, votes.healthyLeader(ttl), "not the leader"));
+                ctx.send(from, new JoinClusterResponse(false, known.version, votes.healthyLeader(ttl),
+                        "not the leader"));
             }
         } else if (message instanceof JoinClusterResponse m) {
             seeking.onJoinResponse(from, m);
