@@ -5,8 +5,9 @@ import dev.baton.peer.transport.PeerAddress;
 import java.util.Objects;
 
 /**
- * The Paxos acceptor of one node: single-decree Paxos per version, with its promise and accepted value written to
- * {@link DurableState} before any vote that depends on them leaves the node.
+ * The Paxos acceptor of one node: single-decree Paxos per version, with its promise and accepted value saved through
+ * the node's {@link Effects} driver, which makes them durable in {@link DurableState} before any vote that depends on
+ * them leaves the node.
  *
  * <p>The acceptor takes part in one instance at a time, the newest it has been asked about: a proposal for an older
  * instance is refused ({@link Refusal#NEWER_INSTANCE}), one for a newer instance starts a fresh promise. Leaving an
@@ -23,12 +24,13 @@ final class Acceptor {
         }
     }
 
-    private final DurableState durable;
+    private final Effects effects;
     private final boolean startedWithoutState;
     private AcceptorState state;
 
-    Acceptor(DurableState durable) {
-        this.durable = Objects.requireNonNull(durable, "durable");
+    /** An acceptor starting from what {@code durable} holds, saving through {@code effects}. */
+    Acceptor(DurableState durable, Effects effects) {
+        this.effects = Objects.requireNonNull(effects, "effects");
         AcceptorState loaded = durable.load().orElse(null);
         this.startedWithoutState = loaded == null;
         this.state = loaded != null ? loaded : new AcceptorState(0, 0, false, 0, null, null, null, 0);
@@ -164,8 +166,12 @@ final class Acceptor {
                 state.lastLed());
     }
 
+    /**
+     * The new state is this acceptor's at once; the driver makes it durable before anything asked for after this
+     * (the vote that depends on it) goes out. An inline save that fails throws before the state changes.
+     */
     private void save(AcceptorState next) {
-        durable.store(next);
+        effects.persist(next);
         state = next;
     }
 

@@ -9,7 +9,10 @@ import java.util.Optional;
  *
  * <p>Implementations: {@link FileDurableState} (a small file under the node's data directory, replaced atomically
  * and synced) and {@link InMemoryDurableState} (for tests and for nodes without a data directory, which then restart
- * as if new and recover before they vote). Called on the election's scheduler thread only.
+ * as if new and recover before they vote). The in-memory state is written on the election's scheduler thread; any
+ * other implementation on a writer thread of the node's own, one call at a time, while the scheduler holds back every
+ * message that depends on the write until {@link #store} returns. {@link #load} is called once, when the node is
+ * built.
  */
 public interface DurableState {
 

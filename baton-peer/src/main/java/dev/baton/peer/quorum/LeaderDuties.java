@@ -63,20 +63,41 @@ final class LeaderDuties {
         return half.compareTo(Duration.ofSeconds(1)) > 0 ? half : Duration.ofSeconds(1);
     }
 
-    private final QuorumNode node;
+    /** The leadership the table serves: told of majorities and member changes, asked for its deadline. */
+    interface Term {
+
+        /** True while the term waits for its first majority (the new-leader notice is repeated every tick). */
+        boolean awaitingMajority();
+
+        /** The deadline of the valid leadership, or {@link QuorumMessage#NO_STAMP}. */
+        long leadershipDeadline();
+
+        /** A majority's acknowledgements support the leadership until {@code deadline}. */
+        void onMajorityDeadline(long deadline);
+
+        void memberJoined(MemberEntry entry);
+
+        void memberStateChanged(MemberEntry entry, MemberState from, MemberState to);
+
+        void memberRemoved(PeerAddress address);
+    }
+
+    private final NodeContext ctx;
+    private final Term term;
     private final long version;
     private final long startedAt;
     private final Map<PeerAddress, Member> members = new TreeMap<>();
     private long revision = 1;
 
     /** A table for the leader of {@code version}, starting from the members the node knew as a follower. */
-    LeaderDuties(QuorumNode node, long version, MemberCard selfCard, Collection<MemberEntry> inherited) {
-        this.node = node;
+    LeaderDuties(NodeContext ctx, Term term, long version, MemberCard selfCard, Collection<MemberEntry> inherited) {
+        this.ctx = ctx;
+        this.term = term;
         this.version = version;
-        this.startedAt = node.clock().nanoTime();
-        long millis = node.clock().instant().toEpochMilli();
+        this.startedAt = ctx.clock().nanoTime();
+        long millis = ctx.clock().instant().toEpochMilli();
         for (MemberEntry entry : inherited) {
-            if (entry.address().equals(node.self()) || entry.state() == MemberState.REMOVED) {
+            if (entry.address().equals(ctx.self()) || entry.state() == MemberState.REMOVED) {
                 continue;
             }
             Member member = new Member();
@@ -96,7 +117,7 @@ final class LeaderDuties {
         self.lastHeard = startedAt;
         self.joinedAtMillis = millis;
         self.lastSeenMillis = millis;
-        members.put(node.self(), self);
+        members.put(ctx.self(), self);
     }
 
     long version() {
@@ -105,33 +126,33 @@ final class LeaderDuties {
 
     /** The new-leader notification to everyone; its stamp counts as an acknowledgement. */
     void announce() {
-        long now = node.clock().nanoTime();
-        for (PeerAddress target : node.electionTargets()) {
+        long now = ctx.clock().nanoTime();
+        for (PeerAddress target : ctx.electionTargets()) {
             Member member = members.get(target);
             if (member == null || member.basis == NO_STAMP) {
-                node.send(target, new NewLeader(version, node.self(), now));
+                ctx.send(target, new NewLeader(version, ctx.self(), now));
             }
         }
     }
 
     /** Every heartbeatInterval. */
     void tick() {
-        long now = node.clock().nanoTime();
-        QuorumConfig config = node.config();
-        if (node.phase() == QuorumNode.Phase.LEADER_ELECT) {
+        long now = ctx.clock().nanoTime();
+        QuorumConfig config = ctx.config();
+        if (term.awaitingMajority()) {
             announce();
         }
         for (PeerAddress seed : config.seeds()) {
-            if (!seed.equals(node.self())) {
-                node.send(seed, new SeedKeepAlive(version));
+            if (!seed.equals(ctx.self())) {
+                ctx.send(seed, new SeedKeepAlive(version));
             }
         }
         for (Map.Entry<PeerAddress, Member> e : new ArrayList<>(members.entrySet())) {
             PeerAddress address = e.getKey();
             Member member = e.getValue();
-            if (address.equals(node.self())) {
+            if (address.equals(ctx.self())) {
                 member.lastHeard = now;
-                member.lastSeenMillis = node.clock().instant().toEpochMilli();
+                member.lastSeenMillis = ctx.clock().instant().toEpochMilli();
                 continue;
             }
             long silent = now - member.lastHeard;
@@ -159,25 +180,25 @@ final class LeaderDuties {
             }
         }
         if (config.allowLoneSeedBootstrap()) {
-            node.onMajorityDeadline(now + config.heartbeatTimeout().toNanos());
+            term.onMajorityDeadline(now + config.heartbeatTimeout().toNanos());
         }
     }
 
     private void startProbe(PeerAddress target, Member member, long now) {
         List<PeerAddress> helpers = new ArrayList<>();
         members.forEach((address, other) -> {
-            if (other.state == MemberState.ACTIVE && !address.equals(target) && !address.equals(node.self())) {
+            if (other.state == MemberState.ACTIVE && !address.equals(target) && !address.equals(ctx.self())) {
                 helpers.add(address);
             }
         });
-        long probeId = node.random().nextLong();
+        long probeId = ctx.random().nextLong();
         member.probing = true;
         member.probeId = probeId;
-        member.probeDeadline = now + node.config().probeTimeout().toNanos();
-        node.send(target, new Probe(probeId));
+        member.probeDeadline = now + ctx.config().probeTimeout().toNanos();
+        ctx.send(target, new Probe(probeId));
         for (int i = 0; i < 2 && !helpers.isEmpty(); i++) {
-            PeerAddress helper = helpers.remove(node.random().nextInt(helpers.size()));
-            node.send(helper, new ProbeRequest(version, target, probeId));
+            PeerAddress helper = helpers.remove(ctx.random().nextInt(helpers.size()));
+            ctx.send(helper, new ProbeRequest(version, target, probeId));
         }
     }
 
@@ -188,7 +209,7 @@ final class LeaderDuties {
             return;
         }
         member.probing = false;
-        member.lastHeard = node.clock().nanoTime();
+        member.lastHeard = ctx.clock().nanoTime();
         if (member.state == MemberState.UNREACHABLE) {
             setState(target, member, MemberState.ACTIVE);
         }
@@ -196,9 +217,9 @@ final class LeaderDuties {
 
     /** A follower's keep-alive: record it, move its state on, acknowledge it (only a leader acknowledges). */
     void onKeepAlive(PeerAddress from, LeaderKeepAlive keepAlive) {
-        long now = node.clock().nanoTime();
+        long now = ctx.clock().nanoTime();
         Member member = members.get(from);
-        if (member == null && liveCount() < node.config().clusterSize()) {
+        if (member == null && liveCount() < ctx.config().clusterSize()) {
             // A node that follows this leader without being in the table (it learned of the election, or the
             // inherited table did not have it): admit it as if it had asked to join.
             member = admit(from, new MemberCard(from.format(), null, dev.baton.core.Capabilities.DEFAULT, Map.of()),
@@ -206,11 +227,11 @@ final class LeaderDuties {
         }
         if (member == null || member.state == MemberState.REMOVED || member.state == MemberState.LEAVING) {
             // Not (or no longer) a member: say so; the receiver rejoins (receiving validation on its side).
-            node.send(from, new MemberStatusUpdate(version, removedEntry(from, member)));
+            ctx.send(from, new MemberStatusUpdate(version, removedEntry(from, member)));
             return;
         }
         member.lastHeard = now;
-        member.lastSeenMillis = node.clock().instant().toEpochMilli();
+        member.lastSeenMillis = ctx.clock().instant().toEpochMilli();
         member.probing = false;
         long echo = keepAlive.echo();
         if (echo != NO_STAMP && echo - startedAt >= 0 && now - echo >= 0 && (member.basis == NO_STAMP
@@ -224,13 +245,13 @@ final class LeaderDuties {
             setState(from, member, MemberState.ACTIVE);
         }
         if (keepAlive.viewRevision() < revision || member.alignedAt == NO_STAMP
-                || now - member.alignedAt >= lastSeenRefresh(node.config()).toNanos()) {
+                || now - member.alignedAt >= lastSeenRefresh(ctx.config()).toNanos()) {
             // A stale follower needs the table; an up-to-date one gets it now and then for the last-seen times.
-            node.send(from, alignment());
+            ctx.send(from, alignment());
             member.alignedAt = now;
         }
-        long validFor = node.leadershipDeadline() == NO_STAMP ? 0 : Math.max(0, node.leadershipDeadline() - now);
-        node.send(from, new LeaderKeepAliveAck(version, keepAlive.sentAt(), now, validFor));
+        long validFor = term.leadershipDeadline() == NO_STAMP ? 0 : Math.max(0, term.leadershipDeadline() - now);
+        ctx.send(from, new LeaderKeepAliveAck(version, keepAlive.sentAt(), now, validFor));
         recomputeDeadline(now);
     }
 
@@ -242,7 +263,7 @@ final class LeaderDuties {
     void backedByVotes(Collection<PeerAddress> backers, long since) {
         for (PeerAddress backer : backers) {
             Member member = members.get(backer);
-            if (member != null && !backer.equals(node.self())
+            if (member != null && !backer.equals(ctx.self())
                     && (member.basis == NO_STAMP || since - member.basis > 0)) {
                 member.basis = since;
             }
@@ -251,47 +272,47 @@ final class LeaderDuties {
 
     /** The deadline the current acknowledgements support; reported to the node. */
     void recomputeDeadline(long now) {
-        if (node.config().allowLoneSeedBootstrap()) {
-            node.onMajorityDeadline(now + node.config().heartbeatTimeout().toNanos());
+        if (ctx.config().allowLoneSeedBootstrap()) {
+            term.onMajorityDeadline(now + ctx.config().heartbeatTimeout().toNanos());
             return;
         }
         long[] bases = new long[members.size()];
         int count = 0;
         for (Map.Entry<PeerAddress, Member> e : members.entrySet()) {
-            if (e.getKey().equals(node.self())) {
+            if (e.getKey().equals(ctx.self())) {
                 // The leader backs itself, unless its acceptor promised a newer election before it was elected.
-                if (node.acceptor().instance() <= version) {
+                if (ctx.acceptor().instance() <= version) {
                     bases[count++] = now;
                 }
             } else if (e.getValue().basis != NO_STAMP) {
                 bases[count++] = e.getValue().basis;
             }
         }
-        int majority = node.config().majority();
+        int majority = ctx.config().majority();
         if (count < majority) {
             return;
         }
         long[] sorted = Arrays.copyOf(bases, count);
         Arrays.sort(sorted);
         long mth = sorted[count - majority];
-        node.onMajorityDeadline(mth + node.config().heartbeatTimeout().toNanos());
+        term.onMajorityDeadline(mth + ctx.config().heartbeatTimeout().toNanos());
     }
 
     /** JoinClusterRequest: admit the sender (or update its card), answer, and send it the whole table. */
     void onJoin(PeerAddress from, MemberCard card) {
         Member member = members.get(from);
-        long now = node.clock().nanoTime();
+        long now = ctx.clock().nanoTime();
         if (member == null || member.state == MemberState.REMOVED || member.state == MemberState.LEAVING) {
-            if (liveCount() >= node.config().clusterSize()) {
-                node.send(from, new JoinClusterResponse(false, version, node.self(),
-                        "cluster full: clusterSize is " + node.config().clusterSize()));
+            if (liveCount() >= ctx.config().clusterSize()) {
+                ctx.send(from, new JoinClusterResponse(false, version, ctx.self(),
+                        "cluster full: clusterSize is " + ctx.config().clusterSize()));
                 return;
             }
-            node.send(from, new JoinClusterResponse(true, version, node.self(), null));
+            ctx.send(from, new JoinClusterResponse(true, version, ctx.self(), null));
             admit(from, card, member);
         } else {
             member.lastHeard = now;
-            node.send(from, new JoinClusterResponse(true, version, node.self(), null));
+            ctx.send(from, new JoinClusterResponse(true, version, ctx.self(), null));
             if (!member.card.equals(card)) {
                 member.card = card;
                 revision++;
@@ -302,7 +323,7 @@ final class LeaderDuties {
                 setState(from, member, MemberState.ACTIVE);
             }
         }
-        node.send(from, alignment());
+        ctx.send(from, alignment());
     }
 
     /** A new entry in state joining (replacing a leaving or removed one), broadcast to everyone. */
@@ -311,18 +332,18 @@ final class LeaderDuties {
         Member member = new Member();
         member.card = card;
         member.state = MemberState.JOINING;
-        member.joinedAtMillis = node.clock().instant().toEpochMilli();
+        member.joinedAtMillis = ctx.clock().instant().toEpochMilli();
         members.put(from, member);
         revision++;
         member.revision = revision;
         member.joinRevision = revision;
-        member.lastHeard = node.clock().nanoTime();
+        member.lastHeard = ctx.clock().nanoTime();
         member.lastSeenMillis = member.joinedAtMillis;
         broadcast(from, member);
         if (previous == null) {
-            node.memberJoined(entry(from, member));
+            term.memberJoined(entry(from, member));
         } else {
-            node.memberStateChanged(entry(from, member), previous, MemberState.JOINING);
+            term.memberStateChanged(entry(from, member), previous, MemberState.JOINING);
         }
         return member;
     }
@@ -337,12 +358,12 @@ final class LeaderDuties {
 
     /** The leader's own card changed. */
     void updateSelf(MemberCard card) {
-        Member self = members.get(node.self());
+        Member self = members.get(ctx.self());
         if (!self.card.equals(card)) {
             self.card = card;
             revision++;
             self.revision = revision;
-            broadcast(node.self(), self);
+            broadcast(ctx.self(), self);
         }
     }
 
@@ -354,21 +375,21 @@ final class LeaderDuties {
         broadcast(address, member);
         if (to == MemberState.REMOVED) {
             members.remove(address);
-            node.memberRemoved(address);
+            term.memberRemoved(address);
         } else {
-            node.memberStateChanged(entry(address, member), from, to);
+            term.memberStateChanged(entry(address, member), from, to);
         }
     }
 
     private void broadcast(PeerAddress subject, Member member) {
         MemberStatusUpdate update = new MemberStatusUpdate(version, entry(subject, member));
         for (PeerAddress address : members.keySet()) {
-            if (!address.equals(node.self())) {
-                node.send(address, update);
+            if (!address.equals(ctx.self())) {
+                ctx.send(address, update);
             }
         }
-        if (!members.containsKey(subject) && !subject.equals(node.self())) {
-            node.send(subject, update);
+        if (!members.containsKey(subject) && !subject.equals(ctx.self())) {
+            ctx.send(subject, update);
         }
     }
 
@@ -412,7 +433,7 @@ final class LeaderDuties {
     List<PeerAddress> others() {
         List<PeerAddress> result = new ArrayList<>();
         for (PeerAddress address : members.keySet()) {
-            if (!address.equals(node.self())) {
+            if (!address.equals(ctx.self())) {
                 result.add(address);
             }
         }
@@ -425,7 +446,7 @@ final class LeaderDuties {
         long bestBasis = NO_STAMP;
         for (Map.Entry<PeerAddress, Member> e : members.entrySet()) {
             Member member = e.getValue();
-            if (e.getKey().equals(node.self()) || member.state != MemberState.ACTIVE || member.basis == NO_STAMP) {
+            if (e.getKey().equals(ctx.self()) || member.state != MemberState.ACTIVE || member.basis == NO_STAMP) {
                 continue;
             }
             if (best == null || member.basis - bestBasis > 0) {

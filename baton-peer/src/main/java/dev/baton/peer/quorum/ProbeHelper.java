@@ -17,21 +17,21 @@ final class ProbeHelper {
     private record Pending(PeerAddress leader, long version, PeerAddress target) {
     }
 
-    private final QuorumNode node;
+    private final NodeContext ctx;
     private final Map<Long, Pending> pending = new HashMap<>();
 
-    ProbeHelper(QuorumNode node) {
-        this.node = node;
+    ProbeHelper(NodeContext ctx) {
+        this.ctx = ctx;
     }
 
     /** A {@link ProbeRequest} from {@code leader}; the node has checked that it follows that leader. */
     void onRequest(PeerAddress leader, ProbeRequest request) {
         pending.put(request.probeId(), new Pending(leader, request.version(), request.target()));
-        node.send(request.target(), new Probe(request.probeId()));
-        node.scheduler().schedule(node.config().probeTimeout().dividedBy(2), () -> {
+        ctx.send(request.target(), new Probe(request.probeId()));
+        ctx.scheduler().schedule(ctx.config().probeTimeout().dividedBy(2), () -> {
             Pending unanswered = pending.remove(request.probeId());
             if (unanswered != null) {
-                node.send(unanswered.leader(), new ProbeReport(unanswered.version(), unanswered.target(),
+                ctx.send(unanswered.leader(), new ProbeReport(unanswered.version(), unanswered.target(),
                         request.probeId(), false));
             }
         });
@@ -44,7 +44,7 @@ final class ProbeHelper {
             return false;
         }
         pending.remove(ack.probeId());
-        node.send(answered.leader(), new ProbeReport(answered.version(), from, ack.probeId(), true));
+        ctx.send(answered.leader(), new ProbeReport(answered.version(), from, ack.probeId(), true));
         return true;
     }
 }

@@ -41,7 +41,7 @@ import java.util.TreeSet;
  * which only it may use there. Refused, it goes on with ordinary rounds from 0.
  *
  * <p>When the candidate is this node, the acceptances double as its first acknowledgements: an acceptor that accepted
- * will not vote in a newer instance for ttlTimeout (see {@code QuorumNode.ownVoteDelay}), just as if it had echoed a
+ * will not vote in a newer instance for ttlTimeout (see {@link VoteGate#ownVoteDelay}), just as if it had echoed a
  * stamp taken when the formal proposal was sent, so the decided leader holds a majority at once.
  * Confined to the node's scheduler.
  */
@@ -49,7 +49,27 @@ final class Proposer {
 
     private enum Stage { QUERY, WAIT, PRE, FORMAL, DONE }
 
-    private final QuorumNode node;
+    /** What the node does with the run's outcome. */
+    interface Outcome {
+
+        /** M acceptances: {@code candidate} leads {@code version} (see {@link Elections#onDecided}). */
+        void onDecided(long version, PeerAddress candidate, Set<PeerAddress> targets, Set<PeerAddress> backers,
+                long backedSince);
+
+        /** A voter said the leader of {@code version} is decided already: follow it. */
+        void decidedLeaderReported(PeerAddress who, long version);
+
+        /** A status response names a newer healthy leader: join it instead of electing (ends the run). */
+        void healthyLeaderReported(PeerAddress who, long version);
+
+        /** The run gave up or found no election was needed. */
+        void electionEnded(Proposer ended);
+    }
+
+    private final NodeContext ctx;
+    private final KnownLeader known;
+    private final VoteGate votes;
+    private final Outcome outcome;
     private final boolean resigned;
     private final long resignedTerm;
     private final long startedAt;
@@ -80,13 +100,16 @@ final class Proposer {
      * @param resignedTerm the term of the leader that resigned naming this node its successor, or 0: then skip the
      *     status query, and tell the acceptors so that they need not wait for ttlTimeout
      */
-    Proposer(QuorumNode node, long resignedTerm) {
-        this.node = node;
+    Proposer(NodeContext ctx, KnownLeader known, VoteGate votes, Outcome outcome, long resignedTerm) {
+        this.ctx = ctx;
+        this.known = known;
+        this.votes = votes;
+        this.outcome = outcome;
         this.resigned = resignedTerm > 0;
         this.resignedTerm = resignedTerm;
-        this.startedAt = node.clock().nanoTime();
-        this.queryId = node.random().nextLong();
-        this.queryVersion = node.leaderVersion();
+        this.startedAt = ctx.clock().nanoTime();
+        this.queryId = ctx.random().nextLong();
+        this.queryVersion = known.version;
     }
 
     void start() {
@@ -94,13 +117,13 @@ final class Proposer {
             query();
             return;
         }
-        targets = node.electionTargets();
+        targets = ctx.electionTargets();
         long version = firstInstance();
-        if (version == resignedTerm + 1 && !node.config().allowLoneSeedBootstrap()) {
+        if (version == resignedTerm + 1 && !ctx.config().allowLoneSeedBootstrap()) {
             // The opt-in mode can have two leaders of one version, hence two successors: no exclusive ballot there.
-            handover(new Ballot(version, Ballot.HANDOVER_ROUND, node.self()));
+            handover(new Ballot(version, Ballot.HANDOVER_ROUND, ctx.self()));
         } else {
-            attempt(new Ballot(version, 0, node.self()));
+            attempt(new Ballot(version, 0, ctx.self()));
         }
     }
 
@@ -117,12 +140,12 @@ final class Proposer {
     // ---------------------------------------------------------------- the status query
 
     private void query() {
-        targets = node.electionTargets();
-        unhealthy.add(node.self());
+        targets = ctx.electionTargets();
+        unhealthy.add(ctx.self());
         for (PeerAddress target : targets) {
-            node.send(target, new LeaderStatusQuery(queryVersion, queryId));
+            ctx.send(target, new LeaderStatusQuery(queryVersion, queryId));
         }
-        timer = node.scheduler().schedule(node.config().retryInterval(), () -> {
+        timer = ctx.scheduler().schedule(ctx.config().retryInterval(), () -> {
             if (stage == Stage.QUERY) {
                 finish();
             }
@@ -137,11 +160,11 @@ final class Proposer {
         }
         seenVersion = Math.max(seenVersion, response.leaderVersion());
         seenFloor = Math.max(seenFloor, response.floor());
-        if (response.healthy() && response.leader() != null && !response.leader().equals(node.self())) {
+        if (response.healthy() && response.leader() != null && !response.leader().equals(ctx.self())) {
             healthy.add(from);
-            if (response.leaderVersion() > node.leaderVersion()) {
+            if (response.leaderVersion() > known.version) {
                 // A newer leader is alive: join it instead (this ends the run).
-                node.healthyLeaderReported(response.leader(), response.leaderVersion());
+                outcome.healthyLeaderReported(response.leader(), response.leaderVersion());
                 return;
             }
         } else {
@@ -151,17 +174,17 @@ final class Proposer {
     }
 
     private void checkQuery() {
-        int majority = node.config().majority();
+        int majority = ctx.config().majority();
         if (unhealthy.size() >= majority) {
             if (unhealthy.size() + healthy.size() > targets.size() || graceOver) {
                 timer.cancel();
-                attempt(new Ballot(firstInstance(), 0, node.self()));
+                attempt(new Ballot(firstInstance(), 0, ctx.self()));
             } else if (!graceStarted) {
                 // Wait a little for the other answers: a floor one of them reports would otherwise make two
                 // proposers start different instances, and the newer would stop the older's leader from forming.
                 graceStarted = true;
                 timer.cancel();
-                timer = node.scheduler().schedule(node.config().retryInterval().dividedBy(4), () -> {
+                timer = ctx.scheduler().schedule(ctx.config().retryInterval().dividedBy(4), () -> {
                     if (stage == Stage.QUERY) {
                         graceOver = true;
                         checkQuery();
@@ -175,10 +198,10 @@ final class Proposer {
     }
 
     private long firstInstance() {
-        long version = Math.max(Math.max(queryVersion, seenVersion), node.leaderVersion()) + 1;
+        long version = Math.max(Math.max(queryVersion, seenVersion), known.version) + 1;
         version = Math.max(version, seenFloor);
-        version = Math.max(version, node.acceptor().floor());
-        return Math.max(version, node.acceptor().instance());
+        version = Math.max(version, ctx.acceptor().floor());
+        return Math.max(version, ctx.acceptor().instance());
     }
 
     // ---------------------------------------------------------------- Paxos
@@ -188,16 +211,16 @@ final class Proposer {
             return;
         }
         timer.cancel();
-        if (node.leaderVersion() >= next.version()) {
+        if (known.version >= next.version()) {
             // Exceptional case 1: a leader of this version is known by now; electing again would be wrong.
             finish();
             return;
         }
-        long wait = node.ownVoteDelay(next.version(), resigned);
+        long wait = votes.ownVoteDelay(next.version(), resigned);
         if (wait > 0) {
             // This node's own acceptor would refuse (it heard its leader within ttlTimeout): start when it would not.
             stage = Stage.WAIT;
-            timer = node.scheduler().schedule(Duration.ofNanos(wait), () -> attempt(next));
+            timer = ctx.scheduler().schedule(Duration.ofNanos(wait), () -> attempt(next));
             return;
         }
         stage = Stage.PRE;
@@ -207,18 +230,18 @@ final class Proposer {
         accepts.clear();
         maxRound = next.round();
         redirect = 0;
-        targets = node.electionTargets();
+        targets = ctx.electionTargets();
         for (PeerAddress target : targets) {
-            node.send(target, new PreProposal(next, resigned));
+            ctx.send(target, new PreProposal(next, resigned));
         }
-        timer = node.scheduler().schedule(node.config().retryInterval(), this::endAttempt);
-        Verdict own = node.localPreVote(next, resigned);
-        recordPre(node.self(), own);
+        timer = ctx.scheduler().schedule(ctx.config().retryInterval(), this::endAttempt);
+        Verdict own = votes.localPreVote(next, resigned);
+        recordPre(ctx.self(), own);
     }
 
     /** Phase 2 straight away under the hand-over ballot, for this node itself. */
     private void handover(Ballot next) {
-        if (node.leaderVersion() >= next.version()) {
+        if (known.version >= next.version()) {
             finish();
             return;
         }
@@ -228,7 +251,7 @@ final class Proposer {
         accepts.clear();
         maxRound = next.round();
         redirect = 0;
-        propose(node.self());
+        propose(ctx.self());
     }
 
     void onPreVote(PeerAddress from, PreVote vote) {
@@ -241,7 +264,7 @@ final class Proposer {
     }
 
     private void recordPre(PeerAddress from, Verdict verdict) {
-        recordPre(from, verdict, verdict.refusal() == Refusal.DECIDED ? node.leader() : null);
+        recordPre(from, verdict, verdict.refusal() == Refusal.DECIDED ? known.leader : null);
     }
 
     private void recordPre(PeerAddress from, Verdict verdict, PeerAddress knownLeader) {
@@ -253,7 +276,7 @@ final class Proposer {
         } else {
             refuse(from, verdict.refusal(), verdict.value(), knownLeader);
         }
-        int majority = node.config().majority();
+        int majority = ctx.config().majority();
         if (promises.size() >= majority) {
             formal();
         } else if (refused.size() > targets.size() + 1 - majority) {
@@ -264,7 +287,7 @@ final class Proposer {
     private void formal() {
         // Adopt the candidate of the highest accepted ballot: it may already be decided.
         Ballot highest = null;
-        PeerAddress chosen = node.self();
+        PeerAddress chosen = ctx.self();
         for (Verdict promise : promises.values()) {
             if (promise.acceptedBallot() != null && promise.acceptedBallot().after(highest)) {
                 highest = promise.acceptedBallot();
@@ -280,13 +303,13 @@ final class Proposer {
         candidate = chosen;
         refused.clear();
         timer.cancel();
-        timer = node.scheduler().schedule(node.config().retryInterval(), this::endAttempt);
-        formalSentAt = node.clock().nanoTime();
+        timer = ctx.scheduler().schedule(ctx.config().retryInterval(), this::endAttempt);
+        formalSentAt = ctx.clock().nanoTime();
         for (PeerAddress target : targets) {
-            node.send(target, new FormalProposal(ballot, candidate, resigned));
+            ctx.send(target, new FormalProposal(ballot, candidate, resigned));
         }
-        Verdict own = node.localFormalVote(ballot, candidate, resigned);
-        recordFormal(node.self(), own, own.refusal() == Refusal.DECIDED ? node.leader() : null);
+        Verdict own = votes.localFormalVote(ballot, candidate, resigned);
+        recordFormal(ctx.self(), own, own.refusal() == Refusal.DECIDED ? known.leader : null);
     }
 
     void onFormalVote(PeerAddress from, FormalVote vote) {
@@ -307,13 +330,13 @@ final class Proposer {
         } else {
             refuse(from, verdict.refusal(), verdict.value(), knownLeader);
         }
-        int majority = node.config().majority();
+        int majority = ctx.config().majority();
         if (accepts.size() >= majority) {
             stage = Stage.DONE;
             timer.cancel();
             // Accepting this node as candidate, each acceptor backs it from the time the proposal was sent.
-            node.onDecided(ballot.version(), candidate, targets,
-                    candidate.equals(node.self()) ? Set.copyOf(accepts) : Set.of(), formalSentAt);
+            outcome.onDecided(ballot.version(), candidate, targets,
+                    candidate.equals(ctx.self()) ? Set.copyOf(accepts) : Set.of(), formalSentAt);
         } else if (refused.size() > targets.size() + 1 - majority) {
             endAttempt();
         }
@@ -342,27 +365,27 @@ final class Proposer {
         timer.cancel();
         if (decidedLeader != null) {
             stage = Stage.DONE;
-            node.decidedLeaderReported(decidedLeader, decidedVersion);
+            outcome.decidedLeaderReported(decidedLeader, decidedVersion);
             return;
         }
-        long now = node.clock().nanoTime();
-        if (now - startedAt >= node.config().giveUpAfter().toNanos()) {
+        long now = ctx.clock().nanoTime();
+        if (now - startedAt >= ctx.config().giveUpAfter().toNanos()) {
             finish();
             return;
         }
         Ballot next = redirect > ballot.version()
-                ? new Ballot(redirect, 0, node.self())
-                : new Ballot(ballot.version(), Math.max(maxRound, ballot.round()) + 1, node.self());
+                ? new Ballot(redirect, 0, ctx.self())
+                : new Ballot(ballot.version(), Math.max(maxRound, ballot.round()) + 1, ctx.self());
         stage = Stage.WAIT;
-        long pause = node.config().retryInterval().toNanos();
-        long backoff = pause / 2 + (long) (node.random().nextDouble() * pause);
-        timer = node.scheduler().schedule(Duration.ofNanos(backoff), () -> attempt(next));
+        long pause = ctx.config().retryInterval().toNanos();
+        long backoff = pause / 2 + (long) (ctx.random().nextDouble() * pause);
+        timer = ctx.scheduler().schedule(Duration.ofNanos(backoff), () -> attempt(next));
     }
 
     private void finish() {
         stage = Stage.DONE;
         timer.cancel();
-        node.electionEnded(this);
+        outcome.electionEnded(this);
     }
 
     @Override

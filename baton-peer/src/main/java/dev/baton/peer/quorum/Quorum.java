@@ -82,7 +82,11 @@ public final class Quorum {
             return this;
         }
 
-        /** Keep the votes here instead (tests); overrides {@link #dataDir}. */
+        /**
+         * Keep the votes here instead (tests); overrides {@link #dataDir}. An {@link InMemoryDurableState} is written
+         * on the election's scheduler; any other state on a writer thread of the node's own, with the votes that
+         * depend on a write held back until it completes.
+         */
         public Builder durableState(DurableState value) {
             this.durable = Objects.requireNonNull(value, "durableState");
             return this;

@@ -23,45 +23,55 @@ import java.util.TreeSet;
  */
 final class Recovery {
 
-    private final QuorumNode node;
+    /** The node recovering: whether it still is, and what to do with the barrier once a majority holds it. */
+    interface Host {
+
+        boolean recovering();
+
+        void recovered(long barrier);
+    }
+
+    private final NodeContext ctx;
+    private final Host host;
     private final long queryId;
     private final Map<PeerAddress, Long> answers = new TreeMap<>();
     private final Set<PeerAddress> known = new TreeSet<>();
     private final Set<PeerAddress> acks = new TreeSet<>();
     private long barrier = -1;
 
-    Recovery(QuorumNode node, long queryId) {
-        this.node = node;
+    Recovery(NodeContext ctx, Host host, long queryId) {
+        this.ctx = ctx;
+        this.host = host;
         this.queryId = queryId;
     }
 
     private int answersNeeded() {
-        return node.config().clusterSize() - node.config().majority() + 1;
+        return ctx.config().clusterSize() - ctx.config().majority() + 1;
     }
 
     private int acksNeeded() {
-        return node.config().majority() - 1;
+        return ctx.config().majority() - 1;
     }
 
     /** Runs rounds every retryInterval until the node has recovered (or stopped recovering). */
     void start() {
-        if (node.phase() != QuorumNode.Phase.RECOVERING) {
+        if (!host.recovering()) {
             return;
         }
         round();
-        node.scheduler().schedule(node.config().retryInterval(), this::start);
+        ctx.scheduler().schedule(ctx.config().retryInterval(), this::start);
     }
 
     /** One round: ask everyone known, or (once the barrier is chosen) tell those that have not confirmed it. */
     private void round() {
         Set<PeerAddress> targets = new TreeSet<>(known);
-        targets.addAll(node.electionTargets());
-        targets.remove(node.self());
+        targets.addAll(ctx.electionTargets());
+        targets.remove(ctx.self());
         for (PeerAddress target : targets) {
             if (barrier < 0) {
-                node.send(target, new RecoveryQuery(queryId));
+                ctx.send(target, new RecoveryQuery(queryId));
             } else if (!acks.contains(target)) {
-                node.send(target, new BarrierUpdate(queryId, barrier));
+                ctx.send(target, new BarrierUpdate(queryId, barrier));
             }
         }
     }
@@ -72,18 +82,18 @@ final class Recovery {
         }
         answers.put(from, response.highestVersion());
         for (PeerAddress address : response.knownNodes()) {
-            if (!address.equals(node.self())) {
+            if (!address.equals(ctx.self())) {
                 known.add(address);
             }
         }
         if (answers.size() >= answersNeeded()) {
-            long highest = node.acceptor().highestVersion();
+            long highest = ctx.acceptor().highestVersion();
             for (long seen : answers.values()) {
                 highest = Math.max(highest, seen);
             }
             barrier = highest + 1;
             if (acks.size() >= acksNeeded()) {
-                node.finishRecovery(barrier);
+                host.recovered(barrier);
             } else {
                 round();
             }
@@ -96,7 +106,7 @@ final class Recovery {
         }
         acks.add(from);
         if (acks.size() >= acksNeeded()) {
-            node.finishRecovery(barrier);
+            host.recovered(barrier);
         }
     }
 

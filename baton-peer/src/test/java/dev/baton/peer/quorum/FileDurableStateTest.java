@@ -50,10 +50,11 @@ class FileDurableStateTest {
         FileDurableState file = new FileDurableState(dataDir);
         file.store(AcceptorState.INITIAL);
         PeerAddress proposer = PeerAddress.of("n2", 7400);
-        Acceptor before = new Acceptor(file);
+        Acceptor before = new Acceptor(file, new InlineEffects(file, null));
         before.prePropose(new Ballot(4, 3, proposer), QuorumMessage.Refusal.NONE, 0);
 
-        Acceptor after = new Acceptor(new FileDurableState(dataDir));
+        FileDurableState reopened = new FileDurableState(dataDir);
+        Acceptor after = new Acceptor(reopened, new InlineEffects(reopened, null));
         assertThat(after.startedWithoutState()).isFalse();
         assertThat(after.prePropose(new Ballot(4, 2, proposer), QuorumMessage.Refusal.NONE, 0).accepted()).isFalse();
         assertThat(after.highestVersion()).isEqualTo(4);
