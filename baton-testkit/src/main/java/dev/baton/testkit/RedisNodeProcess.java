@@ -164,6 +164,11 @@ final class RedisNodeProcess {
         return process != null && process.isAlive();
     }
 
+    /** True between {@link #pause()} and {@link #resume()}, while the process runs. */
+    synchronized boolean isPaused() {
+        return paused && isRunning();
+    }
+
     synchronized int port() {
         return port;
     }
