@@ -101,12 +101,12 @@ public final class PostgresStandbyTopology implements AutoCloseable {
             ServerProcesses.deleteRecursively(dir);
             throw e;
         }
-        PostgresTopologyPieces pieces = PostgresTopologyPieces.of(dir);
-        PostgresStandbyTopology topology = new PostgresStandbyTopology(primary, pieces.cluster());
+        StandbyCopy copy = StandbyCopy.of(dir);
+        PostgresStandbyTopology topology = new PostgresStandbyTopology(primary, copy.cluster());
         TopologyCleanup.register(topology);
         try {
             synchronized (topology) {
-                pieces.baseBackup(primary);
+                copy.baseBackup(primary);
                 topology.launchStandby(0);
             }
             topology.awaitStreaming();
@@ -355,14 +355,14 @@ public final class PostgresStandbyTopology implements AutoCloseable {
         }
     }
 
-    /** The standby's directory, account and base backup, kept apart so the topology reads as its lifecycle. */
-    private record PostgresTopologyPieces(PostgresBinaries binaries, PostgresAccount account, Path dir,
+    /** How the standby is made: its directory, the account it runs as, and the base backup into it. */
+    private record StandbyCopy(PostgresBinaries binaries, PostgresAccount account, Path dir,
             PostgresCluster cluster) {
 
-        static PostgresTopologyPieces of(Path dir) {
+        static StandbyCopy of(Path dir) {
             PostgresBinaries binaries = PostgresBinaries.resolve();
             PostgresAccount account = PostgresAccount.current();
-            return new PostgresTopologyPieces(binaries, account, dir, new PostgresCluster(binaries, account, dir));
+            return new StandbyCopy(binaries, account, dir, new PostgresCluster(binaries, account, dir));
         }
 
         /**

@@ -134,7 +134,7 @@ public final class RedisClusterTopology implements AutoCloseable {
 
     /**
      * Waits (up to 30 s) until the slots that master {@code failedMaster} served when it was killed, stopped or paused
-     * here are served by a running replacement, every running node says so, and every running node reports
+     * here are served by a running replacement, and every running node (paused ones aside) says so and reports
      * {@code cluster_state:ok}.
      *
      * @return the replacement's node number
@@ -142,7 +142,10 @@ public final class RedisClusterTopology implements AutoCloseable {
      */
     public int awaitFailover(int failedMaster) {
         node(failedMaster);
-        BitSet slots = slotsWhenDown[failedMaster];
+        BitSet slots;
+        synchronized (this) {
+            slots = slotsWhenDown[failedMaster];
+        }
         if (slots == null || slots.isEmpty()) {
             throw new IllegalArgumentException("node " + failedMaster + " served no slots when it went down");
         }
@@ -335,7 +338,7 @@ public final class RedisClusterTopology implements AutoCloseable {
     }
 
     /** Records what a node serves before it goes down, for {@link #awaitFailover}. */
-    private RedisNodeProcess down(int node) {
+    private synchronized RedisNodeProcess down(int node) {
         RedisNodeProcess process = node(node);
         if (process.isRunning()) {
             try {

@@ -63,7 +63,7 @@ final class RedisNodeProcess {
         lines.add("bind " + HOST);
         lines.add("port " + port);
         lines.add("daemonize no");
-        lines.add("dir \"" + dir.toString().replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
+        lines.add("dir " + quote(dir.toString()));
         lines.add("logfile \"\"");
         lines.add("save \"\"");
         lines.add("appendonly no");
@@ -262,6 +262,11 @@ final class RedisNodeProcess {
         ServerProcesses.awaitExit(candidate, EXIT_TIMEOUT);
         throw new IllegalStateException(name + " did not answer on port " + candidatePort + " within "
                 + READY_TIMEOUT.toSeconds() + " s; log tail:\n" + logTail());
+    }
+
+    /** A string in redis.conf: double quotes, with backslashes and quotes escaped. */
+    static String quote(String value) {
+        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     /** Redis 6 logs "Address already in use", Redis 7 "bind: Address in use". */

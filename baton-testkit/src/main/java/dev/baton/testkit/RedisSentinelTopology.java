@@ -337,7 +337,7 @@ public final class RedisSentinelTopology implements AutoCloseable {
         lines.add("bind " + RedisNodeProcess.HOST);
         lines.add("port " + port);
         lines.add("daemonize no");
-        lines.add("dir \"" + dir + "\"");
+        lines.add("dir " + RedisNodeProcess.quote(dir.toString()));
         lines.add("logfile \"\"");
         lines.add("sentinel monitor " + MASTER_NAME + " " + RedisNodeProcess.HOST + " " + primaryPort + " " + QUORUM);
         lines.add("sentinel down-after-milliseconds " + MASTER_NAME + " " + DOWN_AFTER_MILLIS);

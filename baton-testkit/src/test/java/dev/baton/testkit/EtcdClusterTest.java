@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Three etcd members, started privately; the test takes a few seconds. Skipped where etcd is not installed. */
-@Timeout(120)
+@Timeout(60)
 class EtcdClusterTest {
 
     private static final Duration GENEROUS = Duration.ofSeconds(20);

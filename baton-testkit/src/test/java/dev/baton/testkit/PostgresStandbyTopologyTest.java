@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** A PostgreSQL primary with a streaming standby, started privately; the test takes a few seconds. */
-@Timeout(120)
+@Timeout(60)
 class PostgresStandbyTopologyTest {
 
     @Test

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Three masters and three replicas in cluster mode, started privately; the test takes a few seconds. */
-@Timeout(120)
+@Timeout(60)
 class RedisClusterTopologyTest {
 
     private static final Duration PROBE = Duration.ofMillis(500);

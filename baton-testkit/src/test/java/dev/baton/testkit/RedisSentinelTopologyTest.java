@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** One primary, two replicas and three Sentinels, started privately; each test takes a few seconds. */
-@Timeout(120)
+@Timeout(60)
 class RedisSentinelTopologyTest {
 
     private static final Duration GENEROUS = Duration.ofSeconds(20);
