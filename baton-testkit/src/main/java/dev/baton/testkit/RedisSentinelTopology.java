@@ -88,10 +88,13 @@ public final class RedisSentinelTopology implements AutoCloseable {
         return sentinels.stream().map(RedisNodeProcess::address).toList();
     }
 
-    /** {@code redis-sentinel://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3#baton-primary}, the form Lettuce takes. */
+    /**
+     * {@code redis-sentinel://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3?sentinelMasterId=baton-primary}, the form
+     * Lettuce's {@code RedisURI.create} takes.
+     */
     public String sentinelUri() {
         return "redis-sentinel://" + sentinels.stream().map(s -> RedisNodeProcess.HOST + ":" + s.port())
-                .collect(Collectors.joining(",")) + "#" + MASTER_NAME;
+                .collect(Collectors.joining(",")) + "?sentinelMasterId=" + MASTER_NAME;
     }
 
     /** The data nodes' addresses, node 0 (the first primary) first. */

@@ -27,7 +27,7 @@ class RedisSentinelTopologyTest {
             InetSocketAddress first = redis.primary();
             assertThat(first).isEqualTo(redis.nodeAddresses().get(0));
             assertThat(redis.masterName()).isEqualTo(RedisSentinelTopology.MASTER_NAME);
-            assertThat(redis.sentinelUri()).startsWith("redis-sentinel://127.0.0.1:").endsWith("#baton-primary");
+            assertThat(redis.sentinelUri()).startsWith("redis-sentinel://127.0.0.1:").endsWith("?sentinelMasterId=baton-primary");
 
             assertThat(redis.command(0, "SET", "k", "v1")).isEqualTo("OK");
             await().atMost(GENEROUS).until(() -> "v1".equals(redis.command(1, "GET", "k"))
