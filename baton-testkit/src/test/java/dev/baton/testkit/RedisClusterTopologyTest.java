@@ -2,6 +2,7 @@ package dev.baton.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 class RedisClusterTopologyTest {
 
     private static final Duration PROBE = Duration.ofMillis(500);
+    private static final Duration GENEROUS = Duration.ofSeconds(20);
     private static final String KEY = "baton:leader";
 
     @Test
@@ -52,6 +54,13 @@ class RedisClusterTopologyTest {
             assertThat(cluster.masterOf(KEY)).isEqualTo(replacement);
             assertThat(cluster.command(replacement, "GET", KEY)).isEqualTo("v1");
             assertThat(cluster.command(replacement, "SET", KEY, "v2")).isEqualTo("OK");
+
+            // The replaced master comes back as a replica of its replacement.
+            cluster.restartNode(target);
+            int replacementPort = seeds.get(replacement).getPort();
+            await().atMost(GENEROUS).ignoreExceptions().until(() -> !cluster.isMaster(target)
+                    && String.valueOf(cluster.command(target, "INFO", "replication"))
+                            .contains("master_port:" + replacementPort + "\r\nmaster_link_status:up"));
         }
         assertThat(seeds).noneMatch(address -> RespProbe.ping(address.getHostString(), address.getPort(), PROBE));
     }
