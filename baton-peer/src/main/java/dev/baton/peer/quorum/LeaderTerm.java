@@ -5,7 +5,7 @@ import static dev.baton.peer.quorum.QuorumMessage.NO_STAMP;
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.Leadership;
 import dev.baton.core.MemberState;
-import dev.baton.core.internal.LeaseDeadline;
+import dev.baton.core.spi.LeaseDeadline;
 import dev.baton.core.time.Scheduler.Cancellable;
 import dev.baton.peer.quorum.QuorumMessage.LeaderRelieve;
 import dev.baton.peer.quorum.QuorumMessage.LeaderResign;
