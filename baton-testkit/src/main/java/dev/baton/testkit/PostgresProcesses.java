@@ -73,6 +73,41 @@ final class PostgresProcesses {
     }
 
     /**
+     * Waits until each of {@code pids} that still runs is stopped by a signal (state {@code T} in /proc): SIGSTOP is
+     * delivered asynchronously, so a process may still run for a moment after {@code kill -STOP} returned. False if
+     * some still run after {@code timeout}; true at once where /proc is not there to tell.
+     */
+    static boolean awaitStopped(List<Long> pids, Duration timeout) {
+        if (!Files.isDirectory(PROC.resolve("self"))) {
+            return true;
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (pids.stream().anyMatch(pid -> isAlive(pid) && !isStopped(pid))) {
+            if (System.nanoTime() >= deadline) {
+                return false;
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(POLL_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted waiting for PostgreSQL processes to stop", e);
+            }
+        }
+        return true;
+    }
+
+    private static boolean isStopped(long pid) {
+        try {
+            String stat = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"), StandardCharsets.UTF_8);
+            int close = stat.lastIndexOf(')');
+            char state = close >= 0 && close + 2 < stat.length() ? stat.charAt(close + 2) : '?';
+            return state == 'T' || state == 't';
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
      * True while {@code pid} runs. An exited process that nobody has reaped yet (a zombie, as orphaned backends
      * are until init collects them) counts as gone: it holds no port, no shared memory and no files.
      */

@@ -205,6 +205,10 @@ public final class PostgresServer implements AutoCloseable {
             List<Long> tree = PostgresProcesses.tree(postmasterPid);
             PostgresProcesses.signal("STOP", tree.subList(1, tree.size()));
             paused = true;
+            // kill returns before the signal has stopped every process; a caller expects a server that answers nothing.
+            if (!PostgresProcesses.awaitStopped(tree, Duration.ofSeconds(10))) {
+                throw new IllegalStateException("postgres did not stop within 10 s of SIGSTOP");
+            }
         }
     }
 
