@@ -18,8 +18,8 @@ import java.util.function.Consumer;
  * notice, and the node's scheduler runs the rest in order, so that notices reach the application on the scheduler
  * and never overtake each other or an earlier message.
  *
- * <p>A save that fails drops the sends that waited for it (they would claim a vote the disk does not hold) and reports
- * the failure; notices still run, in order, so that the application's view never skips a loss. The state the failed
+ * <p>A save that fails drops the sends that waited for it (they would claim a vote the disk does not hold), and the
+ * steps that would count this node's own vote ({@link #afterDurable}), and reports the failure; notices still run, in order, so that the application's view never skips a loss. The state the failed
  * save held stays in memory and goes to disk with the next save. The queue is guarded by this object's monitor.
  */
 final class DurableFirstEffects implements Effects, GroupCommitWriter.Listener {
@@ -28,12 +28,14 @@ final class DurableFirstEffects implements Effects, GroupCommitWriter.Listener {
         final long after;
         final Runnable action;
         final boolean send;
+        final boolean dropOnFailure;
         boolean dropped;
 
-        Held(long after, Runnable action, boolean send) {
+        Held(long after, Runnable action, boolean send, boolean dropOnFailure) {
             this.after = after;
             this.action = action;
             this.send = send;
+            this.dropOnFailure = dropOnFailure;
         }
     }
 
@@ -64,19 +66,24 @@ final class DurableFirstEffects implements Effects, GroupCommitWriter.Listener {
 
     @Override
     public void send(PeerAddress to, QuorumMessage message) {
-        hold(() -> transport.send(to, message), true);
+        hold(() -> transport.send(to, message), true, true);
     }
 
     @Override
     public void tell(Runnable notice) {
-        hold(notice, false);
+        hold(notice, false, false);
     }
 
-    private synchronized void hold(Runnable action, boolean send) {
+    @Override
+    public void afterDurable(Runnable step) {
+        hold(step, false, true);
+    }
+
+    private synchronized void hold(Runnable action, boolean send, boolean dropOnFailure) {
         if (held.isEmpty() && resolved >= requested) {
             action.run();
         } else {
-            held.add(new Held(requested, action, send));
+            held.add(new Held(requested, action, send, dropOnFailure));
         }
     }
 
@@ -106,7 +113,7 @@ final class DurableFirstEffects implements Effects, GroupCommitWriter.Listener {
         synchronized (this) {
             if (failure != null) {
                 for (Held next : held) {
-                    if (next.send && next.after > resolved && next.after <= upTo) {
+                    if (next.dropOnFailure && next.after > resolved && next.after <= upTo) {
                         next.dropped = true;
                     }
                 }

@@ -36,6 +36,13 @@ interface Effects {
     void tell(Runnable notice);
 
     /**
+     * Runs {@code step} on the node's scheduler once every state saved before it is durable, and never if one of those
+     * saves failed. For the steps that count this node's own vote: a vote counts toward a majority only once the disk
+     * holds it, like a vote from another node, which arrives only after its write completed.
+     */
+    void afterDurable(Runnable step);
+
+    /**
      * Runs {@code whenDrained} once every effect asked for so far has been done (or dropped), then stops any thread.
      * May be called from any thread.
      */

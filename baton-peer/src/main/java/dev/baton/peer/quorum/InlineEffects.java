@@ -35,6 +35,11 @@ final class InlineEffects implements Effects {
     }
 
     @Override
+    public void afterDurable(Runnable step) {
+        step.run();
+    }
+
+    @Override
     public void close(Runnable whenDrained) {
         whenDrained.run();
     }

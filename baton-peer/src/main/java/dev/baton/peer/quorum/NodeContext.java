@@ -30,6 +30,12 @@ interface NodeContext {
     /** Sends {@code message} to {@code to} (never to this node itself, nothing once the node has closed). */
     void send(PeerAddress to, QuorumMessage message);
 
+    /**
+     * Runs {@code step} once every state saved so far is durable, never if a save failed: how the proposer counts this
+     * node's own vote (see {@link Effects#afterDurable}).
+     */
+    void afterDurable(Runnable step);
+
     /** Every node this node may have to talk to in an election: seeds, members, and nodes heard from lately. */
     Set<PeerAddress> electionTargets();
 }

@@ -236,7 +236,13 @@ final class Proposer {
         }
         timer = ctx.scheduler().schedule(ctx.config().retryInterval(), this::endAttempt);
         Verdict own = votes.localPreVote(next, resigned);
-        recordPre(ctx.self(), own);
+        PeerAddress leaderThen = own.refusal() == Refusal.DECIDED ? known.leader : null;
+        // This node's own promise counts once it is on disk, like any other node's (it arrives after its write).
+        ctx.afterDurable(() -> {
+            if (next.equals(ballot)) {
+                recordPre(ctx.self(), own, leaderThen);
+            }
+        });
     }
 
     /** Phase 2 straight away under the hand-over ballot, for this node itself. */
@@ -309,7 +315,15 @@ final class Proposer {
             ctx.send(target, new FormalProposal(ballot, candidate, resigned));
         }
         Verdict own = votes.localFormalVote(ballot, candidate, resigned);
-        recordFormal(ctx.self(), own, own.refusal() == Refusal.DECIDED ? known.leader : null);
+        PeerAddress leaderThen = own.refusal() == Refusal.DECIDED ? known.leader : null;
+        Ballot asked = ballot;
+        // This node's own acceptance counts once it is on disk: a leader whose own vote was never written must not
+        // lead on it (after a restart it would not remember having accepted).
+        ctx.afterDurable(() -> {
+            if (asked.equals(ballot) && chosen.equals(candidate)) {
+                recordFormal(ctx.self(), own, leaderThen);
+            }
+        });
     }
 
     void onFormalVote(PeerAddress from, FormalVote vote) {

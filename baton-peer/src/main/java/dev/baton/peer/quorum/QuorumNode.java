@@ -157,6 +157,11 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
     }
 
     @Override
+    public void afterDurable(Runnable step) {
+        effects.afterDurable(step);
+    }
+
+    @Override
     public Set<PeerAddress> electionTargets() {
         Set<PeerAddress> targets = new TreeSet<>(config.seeds());
         targets.addAll(peers.keySet());

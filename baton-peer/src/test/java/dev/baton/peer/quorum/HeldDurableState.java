@@ -14,6 +14,7 @@ final class HeldDurableState implements DurableState {
     private boolean crashed;
     private boolean writing;
     private boolean failNext;
+    private boolean failing;
     private int writes;
 
     HeldDurableState(AcceptorState initial) {
@@ -41,7 +42,7 @@ final class HeldDurableState implements DurableState {
         if (crashed) {
             throw new UncheckedIOException(new java.io.IOException("the process died during the write"));
         }
-        if (failNext) {
+        if (failNext || failing) {
             failNext = false;
             throw new UncheckedIOException(new java.io.IOException("disk full"));
         }
@@ -68,6 +69,11 @@ final class HeldDurableState implements DurableState {
     /** The next write fails (and stores nothing), as on a full disk. */
     synchronized void failNextWrite() {
         failNext = true;
+    }
+
+    /** Every write fails from now on (and stores nothing) until {@code failing(false)}, as on a broken disk. */
+    synchronized void failing(boolean value) {
+        failing = value;
     }
 
     /** A write is waiting to be released. */
