@@ -50,7 +50,7 @@ class ShutdownHandoverTest {
         List<LeaseNotice> notices = new CopyOnWriteArrayList<>();
         try (RedisServer redis = RedisServer.start();
              RedisStore store = RedisStore.connect(redis.uri());
-             Subscription watch = store.watch(GROUP, notices::add)) {
+             Subscription watch = store.leases().watch(GROUP, notices::add)) {
             watch.ready().get(10, TimeUnit.SECONDS);
             try (ExampleProcess first = ExampleProcess.start(LeaderOnlyScheduler.class, dir, redis.uri(), GROUP)) {
                 long firstTerm = Long.parseLong(await().atMost(CHILD_START)
@@ -63,7 +63,7 @@ class ShutdownHandoverTest {
                     String secondId = second.nodeId().orElseThrow();
 
                     // When, by the store's own clock, the first copy's lease would expire if nobody released it.
-                    Lease held = store.read(GROUP).get(10, TimeUnit.SECONDS).orElseThrow();
+                    Lease held = store.leases().read(GROUP).get(10, TimeUnit.SECONDS).orElseThrow();
                     assertThat(held.owner()).isEqualTo(firstId);
                     assertThat(held.term()).isEqualTo(firstTerm);
                     long wouldExpireAt = storeMicros(redis) + held.remaining().toNanos() / 1_000;
@@ -78,7 +78,7 @@ class ShutdownHandoverTest {
                     long takenOverBy = storeMicros(redis);
 
                     assertThat(secondTerm).isGreaterThan(firstTerm);
-                    Lease taken = store.read(GROUP).get(10, TimeUnit.SECONDS).orElseThrow();
+                    Lease taken = store.leases().read(GROUP).get(10, TimeUnit.SECONDS).orElseThrow();
                     assertThat(taken.owner()).isEqualTo(secondId);
                     assertThat(taken.term()).isEqualTo(secondTerm);
                     // The store grants an unexpired lease to nobody: taken before its expiry, it had been released.
