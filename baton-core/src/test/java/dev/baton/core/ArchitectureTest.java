@@ -21,6 +21,7 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,6 +44,10 @@ class ArchitectureTest {
         "dev.baton.core.store", "dev.baton.core.time"};
 
     private static final String INTERNAL = "dev.baton.core..internal..";
+
+    /** What implements the API: the lease election, the in-memory store, the event recorder, the old facade. */
+    private static final String[] IMPLEMENTATIONS = {"dev.baton.core.lease..", "dev.baton.core.memory..",
+        "dev.baton.core.eventlog..", "dev.baton.core.compat.."};
 
     private static JavaClasses core;
 
@@ -114,6 +119,33 @@ class ArchitectureTest {
                         (JavaClass type) -> type.getPackageName().contains(".internal")
                                 && !type.getPackageName().startsWith("java")));
         rule.check(core);
+    }
+
+    /**
+     * The arrows inside core point from the implementations to the API, the store contract and the backend SPI, never
+     * back: a backend implementer sees {@code store}, {@code spi} and {@code time} without the lease election behind
+     * them. The one exception is {@code Baton}, the entry point whose builder creates a {@code LeaseElection} and
+     * attaches a {@code ClusterEventRecorder}.
+     */
+    @Test
+    void theApiAndTheSpiDependOnNoImplementationExceptTheBuilder() {
+        ArchRule rule = noClasses().that().resideInAnyPackage("dev.baton.core", "dev.baton.core.store",
+                        "dev.baton.core.spi", "dev.baton.core.time", "dev.baton.core.fencing", INTERNAL)
+                .and().haveNameNotMatching("dev\\.baton\\.core\\.Baton(\\$.*)?")
+                .should().dependOnClassesThat().resideInAnyPackage(IMPLEMENTATIONS);
+        rule.check(core);
+    }
+
+    /** Each implementation stands on the API alone: the in-memory store knows no lease election, and so on. */
+    @Test
+    void theImplementationsDoNotDependOnEachOther() {
+        for (String implementation : IMPLEMENTATIONS) {
+            String[] others = Arrays.stream(IMPLEMENTATIONS).filter(other -> !other.equals(implementation))
+                    .toArray(String[]::new);
+            ArchRule rule = noClasses().that().resideInAPackage(implementation)
+                    .should().dependOnClassesThat().resideInAnyPackage(others);
+            rule.check(core);
+        }
     }
 
     @Test

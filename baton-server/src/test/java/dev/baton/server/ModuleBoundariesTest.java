@@ -6,15 +6,25 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import java.util.Arrays;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The boundaries between modules, checked here because every module but the benchmarks is on this module's class
  * path: a module uses another module's public API and never its {@code internal} packages. Backends that need core's
- * building blocks (listener dispatch, the local lease deadline, the failure log) use {@code dev.baton.core.spi}.
+ * building blocks (listener dispatch, the local lease deadline, the failure log) use {@code dev.baton.core.spi}. And
+ * the arrows between modules point one way: every library depends on core and on no other Baton module, so an
+ * application takes only the backend it runs on; the node ({@code dev.baton.server}) is the one module that puts them
+ * together, and nothing depends on it.
  */
 class ModuleBoundariesTest {
+
+    /** The root package of each module on this class path; {@code worker} is baton-worker-sim. */
+    private static final String[] MODULES = {"core", "redis", "postgres", "peer", "work", "worker", "http",
+        "micrometer", "testkit", "server"};
 
     private static JavaClasses baton;
 
@@ -26,7 +36,7 @@ class ModuleBoundariesTest {
 
     @Test
     void everyModuleIsOnTheClassPath() {
-        for (String module : new String[] {"core", "redis", "postgres", "peer", "work", "server", "testkit"}) {
+        for (String module : MODULES) {
             String prefix = "dev.baton." + module + ".";
             if (baton.stream().noneMatch(type -> type.getPackageName().concat(".").startsWith(prefix))) {
                 throw new AssertionError("no class of dev.baton." + module + " was imported: the rules below would"
@@ -49,5 +59,39 @@ class ModuleBoundariesTest {
                     .should().dependOnClassesThat().resideInAPackage("dev.baton." + module + "..internal..");
             rule.check(baton);
         }
+    }
+
+    /**
+     * A library sees core and nothing else of Baton: the store adapters not each other, the work cluster no store
+     * adapter (it runs on any {@code CoordinationStore}) and no peer protocol, the simulated worker not the work
+     * cluster it talks to (it speaks the worker protocol from the other side, so it checks the wire format rather
+     * than sharing the cluster's code), and no library the testkit or the node.
+     */
+    @ParameterizedTest(name = "dev.baton.{0} depends on core only")
+    @ValueSource(strings = {"redis", "postgres", "peer", "work", "worker", "http", "micrometer", "testkit"})
+    void aLibraryDependsOnCoreAndNoOtherModule(String module) {
+        String[] others = Arrays.stream(MODULES).filter(other -> !other.equals("core") && !other.equals(module))
+                .map(other -> "dev.baton." + other + "..").toArray(String[]::new);
+        ArchRule rule = noClasses().that().resideInAPackage("dev.baton." + module + "..")
+                .should().dependOnClassesThat().resideInAnyPackage(others);
+        rule.check(baton);
+    }
+
+    @Test
+    void coreDependsOnNoOtherModule() {
+        String[] others = Arrays.stream(MODULES).filter(other -> !other.equals("core"))
+                .map(other -> "dev.baton." + other + "..").toArray(String[]::new);
+        ArchRule rule = noClasses().that().resideInAPackage("dev.baton.core..")
+                .should().dependOnClassesThat().resideInAnyPackage(others);
+        rule.check(baton);
+    }
+
+    @Test
+    void onlyTheFaultHarnessUsesTheTestkit() {
+        // The testkit's launchers and JUnit support stay out of every library; in the node only baton chaos, which
+        // starts private servers, may use them (ServerArchitectureTest checks the node's side in more detail).
+        ArchRule rule = noClasses().that().resideOutsideOfPackages("dev.baton.testkit..", "dev.baton.server.chaos..")
+                .should().dependOnClassesThat().resideInAPackage("dev.baton.testkit..");
+        rule.check(baton);
     }
 }
