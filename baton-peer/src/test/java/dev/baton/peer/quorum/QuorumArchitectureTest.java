@@ -1,5 +1,7 @@
 package dev.baton.peer.quorum;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
 import com.tngtech.archunit.core.domain.JavaClasses;
 import dev.baton.peer.PurityRules;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,5 +44,20 @@ class QuorumArchitectureTest {
     @Test
     void theProtocolTouchesNoFiles() {
         RULES.touchesNoFiles().check(quorum);
+    }
+
+    /**
+     * The phase objects (seeking, following, a leader's term, elections, the vote gate) and the proposer and leader
+     * duties work through their narrow contexts ({@code NodeContext}, {@code Transitions}): none of them may reach
+     * back into the node that dispatches to them. Only the election facade, which creates the node, and the
+     * membership view it hands out hold it.
+     */
+    @Test
+    void thePhasesDoNotDependOnTheNodeThatDispatchesToThem() {
+        noClasses().that().resideInAPackage("dev.baton.peer.quorum..")
+                .and().haveNameNotMatching(
+                        "dev\\.baton\\.peer\\.quorum\\.(QuorumNode|QuorumElection|QuorumMembership)(\\$.*)?")
+                .should().dependOnClassesThat().haveFullyQualifiedName("dev.baton.peer.quorum.QuorumNode")
+                .check(quorum);
     }
 }
