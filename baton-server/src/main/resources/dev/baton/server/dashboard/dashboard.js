@@ -1,7 +1,8 @@
 'use strict';
 
 /*
- * Baton dashboard: polls the node's HTTP API once a second and renders what it says.
+ * Baton dashboard, part 3 of 3: polls the node's HTTP API once a second and renders what it says. Builds on
+ * format.js (elements, ids, times) and work.js (the work items and workers), which index.html loads first.
  *
  * - Every piece of data reaches the page through textContent or a checked attribute, never innerHTML: a node id, an
  *   error message or a work item's field cannot inject markup.
@@ -10,7 +11,11 @@
  * - Behind a load balancer each poll may be answered by a different node, whose view can lag by a moment; the page
  *   never lets the term it shows go backwards because of that (see observeLeadership).
  */
-(function () {
+(function (dashboard) {
+  const {$, el, setText, link, badge, idText, shortId, toMillis, serverNow, setClockOffset, ago, duration,
+    clockTime, relativeTime, isObject} = dashboard.format;
+  const {parseAssignments, parseWorkers, itemsData, renderItems, renderWorkers} = dashboard.work;
+
   const POLL_MS = 1000;
   const HIDDEN_POLL_MS = 5000;
   const REQUEST_TIMEOUT_MS = 2500;
@@ -25,8 +30,6 @@
    */
   const WORK_STATE_RECHECK_MS = 15000;
   const STORAGE_KEY = 'baton.dashboard.observed.v1';
-
-  const $ = (id) => document.getElementById(id);
 
   const model = {
     status: null,
@@ -50,45 +53,11 @@
     lastLeader: undefined,
     /** The term after which a "no leader" observation was already recorded. */
     leaderlessRecordedAfter: -1,
-    /** Server clock minus this browser's clock (ms), from the status answer's timestamp: last-seen uses the store's. */
-    clockOffset: 0,
   };
 
   const rendered = {};
   let timer = null;
   let inFlight = false;
-
-  // ---- small DOM helpers ------------------------------------------------------------------------------------------
-
-  /** Creates an element; string children become text nodes, null/undefined/false children are skipped. */
-  function el(tag, attributes, ...children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes || {})) {
-      if (value === null || value === undefined || value === false) {
-        continue;
-      }
-      if (name === 'className') {
-        node.className = value;
-      } else {
-        node.setAttribute(name, String(value));
-      }
-    }
-    for (const child of children) {
-      if (child === null || child === undefined || child === false) {
-        continue;
-      }
-      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-    return node;
-  }
-
-  function setText(id, value) {
-    const node = $(id);
-    const text = value === null || value === undefined ? '' : String(value);
-    if (node.textContent !== text) {
-      node.textContent = text;
-    }
-  }
 
   /** Re-renders a part only when the data it shows changed, so a steady page does not churn the DOM every second. */
   function renderPart(name, data, render) {
@@ -98,121 +67,6 @@
     }
     rendered[name] = key;
     render(data);
-  }
-
-  /** An http(s) URL as an absolute string, or null for anything else (javascript:, data:, garbage). */
-  function safeHttpUrl(value) {
-    if (typeof value !== 'string' || value === '') {
-      return null;
-    }
-    try {
-      const url = new URL(value, document.baseURI);
-      return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-    } catch (e) {
-      return null;
-    }
-  }
-
-  function link(url, text) {
-    const href = safeHttpUrl(url);
-    if (!href) {
-      return text ? document.createTextNode(String(text)) : document.createTextNode('—');
-    }
-    return el('a', {href: href, rel: 'noopener noreferrer'}, text || url);
-  }
-
-  function badge(text, kind) {
-    return el('span', {className: 'badge ' + kind}, text);
-  }
-
-  /**
-   * An id (node, item, worker URL) in monospace that wraps only after its separators (; , / - _ @), never inside a
-   * word: "display-1;camera-7" may break after the ";" or a "-", "camera" stays whole; a host and port
-   * ("127.0.0.1:9001") stays whole too. The full id is its title.
-   */
-  function idText(value) {
-    const text = value === null || value === undefined ? '?' : String(value);
-    const span = el('span', {className: 'mono id', title: text});
-    for (const part of text.split(/(?<=[;,/\-_@])/)) {
-      span.append(document.createTextNode(part), el('wbr', {}));
-    }
-    return span;
-  }
-
-  /** A long id shortened to its start and end ("3f2a9c1e…9b7d41"); short ids unchanged. */
-  function shortId(text) {
-    return text.length > 24 ? text.slice(0, 8) + '…' + text.slice(-6) : text;
-  }
-
-  // ---- time -------------------------------------------------------------------------------------------------------
-
-  /** Epoch milliseconds from an ISO-8601 string, epoch seconds (the seed's time.time()) or epoch milliseconds. */
-  function toMillis(value) {
-    if (value === null || value === undefined || value === '') {
-      return null;
-    }
-    if (typeof value === 'number') {
-      return value > 1e11 ? value : value * 1000;
-    }
-    if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)) {
-      return toMillis(Number(value));
-    }
-    const ms = Date.parse(value);
-    return Number.isNaN(ms) ? null : ms;
-  }
-
-  /** The server's time now, as far as this page can tell (its clock corrected by the last status answer). */
-  function serverNow() {
-    return Date.now() + model.clockOffset;
-  }
-
-  /** "0.8 s ago", "42 s ago", "3 min ago" (stamps a little in the future count as now). */
-  function ago(ms, now) {
-    const seconds = Math.max(0, now - ms) / 1000;
-    if (seconds < 10) {
-      return seconds.toFixed(1) + ' s ago';
-    }
-    if (seconds < 90) {
-      return Math.round(seconds) + ' s ago';
-    }
-    if (seconds < 90 * 60) {
-      return Math.round(seconds / 60) + ' min ago';
-    }
-    if (seconds < 48 * 3600) {
-      return Math.round(seconds / 3600) + ' h ago';
-    }
-    return Math.round(seconds / 86400) + ' d ago';
-  }
-
-  function duration(seconds) {
-    const s = Math.max(0, Math.floor(Number(seconds) || 0));
-    if (s < 60) {
-      return s + ' s';
-    }
-    if (s < 3600) {
-      return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
-    }
-    if (s < 86400) {
-      return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
-    }
-    return Math.floor(s / 86400) + ' d ' + Math.floor((s % 86400) / 3600) + ' h';
-  }
-
-  function clockTime(ms) {
-    const d = new Date(ms);
-    const pad = (n, w) => String(n).padStart(w || 2, '0');
-    return pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds()) + '.' + pad(d.getMilliseconds(), 3);
-  }
-
-  /** A <time> whose text the ticker keeps current ("0.8 s ago"); its title is the absolute local time. */
-  function relativeTime(value) {
-    const ms = toMillis(value);
-    if (ms === null) {
-      return document.createTextNode('—');
-    }
-    const iso = new Date(ms).toISOString();
-    return el('time', {className: 'rel', datetime: iso, title: new Date(ms).toLocaleString(), 'data-at': ms},
-        ago(ms, serverNow()));
   }
 
   function refreshRelativeTimes() {
@@ -286,7 +140,7 @@
       model.statusAt = Date.now();
       const serverTime = toMillis(model.status.timestamp);
       // The stamp was taken about half a round trip ago; on a LAN that is noise next to a second of polling.
-      model.clockOffset = serverTime === null ? 0 : serverTime - model.statusAt;
+      setClockOffset(serverTime === null ? 0 : serverTime - model.statusAt);
       model.statusError = null;
       observeLeadership(model.status);
     } else {
@@ -319,72 +173,6 @@
       }
       // Any other answer (a node restarting, a proxy error) keeps what was shown last.
     }
-  }
-
-  function isObject(value) {
-    return value !== null && typeof value === 'object' && !Array.isArray(value);
-  }
-
-  /**
-   * Reads GET /work/state leniently: a list under "assignments" (or "items", or the body itself) of objects naming
-   * the item ("item_id" or "id") and its worker ("worker_id", "worker", "node_id" or "assigned_to") with a
-   * "status"/"state"; or an object mapping item id -> worker id or -> such an object.
-   */
-  function parseAssignments(body) {
-    const result = new Map();
-    const source = Array.isArray(body) ? body : (body.assignments !== undefined ? body.assignments : body.items);
-    const put = (id, entry) => {
-      if (id === null || id === undefined) {
-        return;
-      }
-      if (typeof entry === 'string') {
-        result.set(String(id), {worker: entry, status: 'assigned'});
-      } else if (isObject(entry)) {
-        const worker = firstDefined(entry.worker_id, entry.worker, entry.node_id, entry.assigned_to);
-        const status = firstDefined(entry.status, entry.state);
-        result.set(String(id), {
-          worker: worker === null ? null : String(worker),
-          status: status === null ? (worker === null ? 'unassigned' : 'assigned') : String(status),
-        });
-      }
-    };
-    if (Array.isArray(source)) {
-      for (const entry of source) {
-        if (isObject(entry)) {
-          put(firstDefined(entry.item_id, entry.id, entry.item), entry);
-        }
-      }
-    } else if (isObject(source)) {
-      for (const [id, entry] of Object.entries(source)) {
-        put(id, entry);
-      }
-    }
-    return result;
-  }
-
-  /** The "workers" list of GET /work/state: url, online, status, load, items and last report of each. */
-  function parseWorkers(body) {
-    if (!isObject(body) || !Array.isArray(body.workers)) {
-      return [];
-    }
-    return body.workers.filter(isObject).map((w) => ({
-      url: w.url === undefined || w.url === null ? '?' : String(w.url),
-      online: w.online === true,
-      status: w.status === undefined || w.status === null ? null : String(w.status),
-      load: Number(w.subscription_count) || 0,
-      cpu: typeof w.cpu_usage === 'number' ? w.cpu_usage : null,
-      items: Array.isArray(w.subscriptions) ? w.subscriptions.map(String).sort() : [],
-      lastReport: w.last_heartbeat || null,
-    })).sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
-  }
-
-  function firstDefined(...values) {
-    for (const value of values) {
-      if (value !== null && value !== undefined && value !== '') {
-        return value;
-      }
-    }
-    return null;
   }
 
   // ---- leadership as this page saw it ------------------------------------------------------------------------------
@@ -464,7 +252,7 @@
     renderPart('nodes', nodesData(), renderNodes);
     renderPart('timeline', timelineData(), renderTimeline);
     renderPart('events', otherEventsData(), renderOtherEvents);
-    renderPart('items', itemsData(), renderItems);
+    renderPart('items', itemsData(model), renderItems);
     renderPart('workers', model.workers, renderWorkers);
     refreshRelativeTimes();
   }
@@ -683,78 +471,6 @@
     $('events').replaceChildren(...items);
   }
 
-  function itemsData() {
-    const withAssignment = model.assignments !== null;
-    const items = model.items.map((entry) => {
-      const item = isObject(entry.item) ? entry.item : {};
-      const id = entry.id === undefined ? '?' : String(entry.id);
-      const assignment = withAssignment ? (model.assignments.get(id) || {worker: null, status: 'unassigned'}) : null;
-      return {
-        id: id,
-        stream: item.rtspUrl || null,
-        model: firstDefined(item.modelName, item.modelId),
-        modelId: item.modelId || null,
-        weight: item.weight === undefined || item.weight === null ? null : item.weight,
-        term: entry.term === undefined ? null : entry.term,
-        by: entry.written_by || null,
-        worker: assignment ? assignment.worker : null,
-        status: assignment ? assignment.status : null,
-      };
-    });
-    items.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return {items: items, withAssignment: withAssignment, error: model.itemsError};
-  }
-
-  function renderItems(d) {
-    $('items').classList.toggle('no-assignment', !d.withAssignment);
-    setText('items-note', d.error ? 'Work items unavailable: ' + d.error
-        : 'Desired items, written by the leader under its term.'
-          + (d.withAssignment ? ' Assignment from the work-assignment state.' : ''));
-    const rows = d.items.map((i) => el('tr', {'data-item': i.id},
-        el('td', {}, idText(i.id)),
-        el('td', {}, i.stream ? idText(i.stream) : '—'),
-        el('td', {title: i.modelId && i.modelId !== i.model ? i.modelId : null}, i.model || '—'),
-        el('td', {className: 'num'}, i.weight === null ? '—' : i.weight),
-        el('td', {className: 'num'}, i.term === null ? '—' : i.term),
-        el('td', {}, i.by ? idText(i.by) : '—'),
-        el('td', {className: 'assignment'}, i.worker ? idText(i.worker) : '—'),
-        el('td', {className: 'assignment'}, i.status ? badge(i.status, statusKind(i.status)) : '—')));
-    document.querySelector('#items tbody').replaceChildren(...rows);
-    $('items-empty').hidden = rows.length > 0 || Boolean(d.error);
-  }
-
-  function renderWorkers(workers) {
-    $('workers-section').hidden = workers === null;
-    if (workers === null) {
-      return;
-    }
-    const online = workers.filter((w) => w.online).length;
-    setText('workers-note', online + ' of ' + workers.length + ' online, as the leader last reported them.'
-        + ' Load is the number of items a worker runs.');
-    const rows = workers.map((w) => el('tr', {'data-worker': w.url, className: w.online ? null : 'offline'},
-        el('td', {}, idText(w.url)),
-        el('td', {}, badge(w.online ? 'online' : 'offline', w.online ? 'ok' : 'bad'),
-            w.status && w.status !== 'online' && w.status !== 'offline' ? ' ' + w.status : null),
-        el('td', {className: 'num'}, String(w.load),
-            w.cpu === null ? null : el('span', {className: 'muted small'}, ' · cpu ' + Math.round(w.cpu) + '%')),
-        el('td', {className: 'worker-items'}, w.items.length ? el('ul', {className: 'chips'},
-            ...w.items.map((item) => el('li', {className: 'mono', title: item}, item))) : '—'),
-        el('td', {}, relativeTime(w.lastReport))));
-    document.querySelector('#workers tbody').replaceChildren(...rows);
-    $('workers-empty').hidden = rows.length > 0;
-  }
-
-  function statusKind(status) {
-    const s = String(status).toLowerCase();
-    if (s === 'running' || s === 'assigned' || s === 'active') {
-      return 'ok';
-    }
-    if (s === 'unassigned' || s === 'failed' || s === 'error') {
-      return 'bad';
-    }
-    return 'warn';
-  }
-
   // ---- loop -------------------------------------------------------------------------------------------------------
 
   function schedule(delay) {
@@ -799,4 +515,4 @@
   } else {
     start();
   }
-})();
+})(window.BatonDashboard);

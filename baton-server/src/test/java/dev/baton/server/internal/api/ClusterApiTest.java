@@ -74,8 +74,11 @@ class ClusterApiTest {
     @Test
     void theDashboardsFilesAreServedWithACharset() {
         assertThat(get(second.url("/")).header("Content-Type")).contains("text/html").containsIgnoringCase("utf-8");
-        assertThat(get(second.url("/dashboard.js")).header("Content-Type")).contains("javascript")
-                .containsIgnoringCase("utf-8");
+        for (String script : List.of("/format.js", "/work.js", "/dashboard.js")) {
+            Reply reply = get(second.url(script));
+            assertThat(reply.status()).as(script).isEqualTo(200);
+            assertThat(reply.header("Content-Type")).as(script).contains("javascript").containsIgnoringCase("utf-8");
+        }
         assertThat(get(second.url("/dashboard.css")).header("Content-Type")).contains("text/css")
                 .containsIgnoringCase("utf-8");
     }
