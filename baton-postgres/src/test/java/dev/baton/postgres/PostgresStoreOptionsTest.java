@@ -26,7 +26,8 @@ class PostgresStoreOptionsTest {
 
     @Test
     void severalHostsGoToPgjdbcInOrderAndDefaultToThePrimary() {
-        PostgresStoreOptions options = uri("postgresql://baton:s3cret@db1:5433,db2,[::1]:5435/app?schema=coord").build();
+        PostgresStoreOptions options = uri("postgresql://baton:s3cret@db1:5433,db2,[::1]:5435/app?schema=coord")
+                .build();
 
         assertThat(options.target().jdbcUrl()).isEqualTo("jdbc:postgresql://db1:5433,db2:5432,[::1]:5435/app");
         assertThat(options.target().driverProperties()).containsEntry("targetServerType", "primary");
