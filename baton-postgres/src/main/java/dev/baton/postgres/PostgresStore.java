@@ -141,8 +141,10 @@ public final class PostgresStore implements CoordinationStore {
     }
 
     /**
-     * Connects to {@code uri} ({@code postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME]}) with default
-     * options.
+     * Connects to {@code uri} ({@code postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]…]/DB[?schema=NAME]})
+     * with default options. Several hosts name a primary and its standbys: the store uses whichever accepts writes
+     * ({@code targetServerType=primary} unless the URI says otherwise) and follows a promoted standby after a
+     * failover, the LISTEN connection included.
      *
      * @throws IllegalArgumentException if the URI is malformed (the message never quotes the password)
      * @throws StoreException           if PostgreSQL cannot be reached or used

@@ -12,7 +12,9 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>{@code uri}: {@code postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME]} (also {@code postgres://},
  *       or {@code jdbc:postgresql://HOST[:PORT]/DB?user=…&password=…}). User and password may be percent-encoded;
- *       other parameters (e.g. {@code sslmode=require}) are passed to pgjdbc. Either this or {@code jdbcUrl}.</li>
+ *       other parameters (e.g. {@code sslmode=require}) are passed to pgjdbc. Several {@code HOST:PORT} pairs
+ *       separated by commas (a primary and its standbys) default to {@code targetServerType=primary}. Either this
+ *       or {@code jdbcUrl}.</li>
  *   <li>{@code jdbcUrl} with {@code user} and {@code password}: the JDBC form. {@code user} and {@code password}, if
  *       set, also override those in {@code uri}.</li>
  *   <li>{@code schema} ({@code baton}, or the URI's {@code schema} parameter): the PostgreSQL schema holding Baton's

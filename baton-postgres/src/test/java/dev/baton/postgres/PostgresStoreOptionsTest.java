@@ -25,6 +25,27 @@ class PostgresStoreOptionsTest {
     }
 
     @Test
+    void severalHostsGoToPgjdbcInOrderAndDefaultToThePrimary() {
+        PostgresStoreOptions options = uri("postgresql://baton:s3cret@db1:5433,db2,[::1]:5435/app?schema=coord")
+                .build();
+
+        assertThat(options.target().jdbcUrl()).isEqualTo("jdbc:postgresql://db1:5433,db2:5432,[::1]:5435/app");
+        assertThat(options.target().driverProperties()).containsEntry("targetServerType", "primary");
+        assertThat(options.describe()).isEqualTo("postgresql://baton@db1:5433,db2:5432,[::1]:5435/app?schema=coord")
+                .doesNotContain("s3cret");
+        assertThat(options.toString()).doesNotContain("s3cret");
+    }
+
+    @Test
+    void anExplicitTargetServerTypeIsKeptAndOneHostGetsNone() {
+        PostgresStoreOptions preferred = uri("postgresql://baton@db1,db2/app?targetServerType=preferPrimary").build();
+        PostgresStoreOptions single = uri("postgresql://baton@db1/app").build();
+
+        assertThat(preferred.target().driverProperties()).containsEntry("targetServerType", "preferPrimary");
+        assertThat(single.target().driverProperties()).doesNotContainKey("targetServerType");
+    }
+
+    @Test
     void defaultsAreTheDocumentedOnes() {
         PostgresStoreOptions options = uri("postgres://baton@localhost/app").build();
 

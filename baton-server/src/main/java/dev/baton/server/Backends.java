@@ -29,8 +29,8 @@ final class Backends {
 
     /** The accepted forms, for help texts and error messages. */
     static final String FORMS = "memory, redis://HOST:PORT[/DB], "
-            + "postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME], quorum or bully (peer: the old name of "
-            + "quorum)";
+            + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME], quorum or bully "
+            + "(peer: the old name of quorum)";
 
     private Backends() {
     }

@@ -24,7 +24,7 @@ final class LeaderStores {
 
     /** The accepted forms, for help texts and error messages. */
     static final String FORMS = "standalone, file:PATH, redis://HOST:PORT[/DB] or "
-            + "postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME]";
+            + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME]";
 
     private static final Duration FIRST_READ = Duration.ofSeconds(10);
 

@@ -24,6 +24,8 @@ public record PgTarget(String authority, String database, String user, String pa
         Map<String, String> properties) {
 
     private static final int DEFAULT_PORT = 5432;
+    /** pgjdbc's parameter that picks which of several hosts to use. */
+    static final String TARGET_SERVER_TYPE = "targetServerType";
     private static final String FORM = "postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME]";
 
     public PgTarget {
@@ -33,7 +35,9 @@ public record PgTarget(String authority, String database, String user, String pa
     /**
      * Parses {@code postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?schema=NAME&…]} (also {@code postgres://}) or
      * {@code jdbc:postgresql://HOST[:PORT]/DB?user=…&password=…}. User, password and parameter values may be
-     * percent-encoded.
+     * percent-encoded. Several hosts ({@code h1:p1,h2:p2}) default to {@code targetServerType=primary}: every lease
+     * call writes, so the store must reach the writable server whichever host that is now, e.g. a standby promoted
+     * after the primary failed.
      *
      * @throws IllegalArgumentException naming {@code field} and quoting the URI without its credentials
      */
@@ -78,6 +82,9 @@ public record PgTarget(String authority, String database, String user, String pa
         String paramUser = params.remove("user");
         String paramPassword = params.remove("password");
         String schema = params.remove("schema");
+        if (authority.indexOf(',') >= 0) {
+            params.putIfAbsent(TARGET_SERVER_TYPE, "primary");
+        }
         return new PgTarget(authority, database, user != null ? user : paramUser,
                 password != null ? password : paramPassword, schema, params);
     }
