@@ -244,14 +244,20 @@ public final class RedisStoreOptions {
                 parsed = RedisURI.create(uri);
             } catch (RuntimeException e) {
                 // Not chained: Lettuce's message may quote the URI, password included.
-                throw new IllegalArgumentException("uri is not a valid Redis URI: " + withoutCredentials(uri));
+                throw sentinel ? notASentinelUri(uri)
+                        : new IllegalArgumentException("uri is not a valid Redis URI: " + withoutCredentials(uri));
             }
             if (sentinel && (parsed.getSentinels().isEmpty() || parsed.getSentinelMasterId() == null
                     || parsed.getSentinelMasterId().isBlank())) {
-                throw new IllegalArgumentException("uri must name the Sentinels and the primary's master name, e.g. "
-                        + "redis-sentinel://host:26379,host:26380#mymaster, was " + withoutCredentials(uri));
+                throw notASentinelUri(uri);
             }
             return parsed;
+        }
+
+        private static IllegalArgumentException notASentinelUri(String uri) {
+            return new IllegalArgumentException("uri must name the Sentinels and the primary's master name, as in "
+                    + "redis-sentinel://[password@]host:port[,host:port...][/db]#masterName, was "
+                    + withoutCredentials(uri));
         }
 
         private static void requirePositive(Duration value, String field) {
