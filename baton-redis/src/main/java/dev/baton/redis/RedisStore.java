@@ -31,6 +31,7 @@ import dev.baton.redis.internal.RedisFencing;
 import dev.baton.redis.internal.RedisLeaderRecords;
 import dev.baton.redis.internal.RedisLeases;
 import dev.baton.redis.internal.RedisRegistry;
+import dev.baton.redis.internal.ReplicaAcknowledgement;
 import dev.baton.redis.internal.ScriptRunner;
 import dev.baton.redis.internal.Scripts;
 import dev.baton.redis.internal.StoreFailures;
@@ -74,6 +75,13 @@ import org.slf4j.LoggerFactory;
  * Terms are handled as exact decimal text in the scripts. Run Redis with an eviction policy that never evicts keys
  * without TTL ({@code noeviction} or {@code volatile-*}), since an evicted counter is data loss too.
  *
+ * <p><b>Sentinel.</b> With a {@code redis-sentinel://} URI the store asks the Sentinels for the primary at connect
+ * and again on every reconnect of either connection; the pub/sub connection subscribes to its channels again after
+ * it reconnected. A failover closes the clients of the old primary (Sentinel reconfigures it as a replica and drops
+ * its clients), so both connections move to the new primary. Replication is asynchronous: see
+ * {@code docs/redis-sentinel.md} and {@link RedisStoreOptions.Builder#acquireReplicas} for what a lease promises
+ * across a failover.
+ *
  * <p><b>Failures.</b> Methods never block: they return futures completed on Lettuce's I/O threads. A command fails
  * with {@link dev.baton.core.store.StoreTimeoutException} after {@link RedisStoreOptions#commandTimeout()}, and at
  * once with {@link StoreException} while Redis is unreachable (commands are rejected, not queued); the connection
@@ -114,7 +122,8 @@ public final class RedisStore implements CoordinationStore {
         RedisAsyncCommands<String, byte[]> commands = connections.commands().async();
         ScriptRunner scripts = new ScriptRunner(commands);
         NodeInfoCodec codec = new NodeInfoCodec();
-        this.leases = new RedisLeases(scripts, codec, options.keyPrefix(), failures);
+        this.leases = new RedisLeases(scripts, codec, options.keyPrefix(), failures, new ReplicaAcknowledgement(
+                commands, options.acquireReplicas(), options.acquireReplicasTimeout(), description));
         this.registry = new RedisRegistry(scripts, commands, codec, options.keyPrefix(), failures);
         this.fencing = new RedisFencing(scripts, commands, options.keyPrefix(), failures);
         this.maps = new RedisFencedMaps(scripts, commands, options.keyPrefix(), failures);
@@ -124,7 +133,9 @@ public final class RedisStore implements CoordinationStore {
     }
 
     /**
-     * Connects to {@code uri} ({@code redis://[:password@]host[:port][/db]}) with default options.
+     * Connects to {@code uri} with default options: {@code redis://[:password@]host[:port][/db]}, {@code rediss://…},
+     * or {@code redis-sentinel://[password@]host:port[,host:port…][/db]#masterName} (also
+     * {@code ?sentinelMasterId=masterName}) to reach the primary a set of Redis Sentinels names.
      *
      * @throws StoreException if Redis cannot be reached or refuses the connection
      */
@@ -137,6 +148,7 @@ public final class RedisStore implements CoordinationStore {
      * timeouts; this is the only blocking call of the store besides {@link #close()}.
      *
      * @throws StoreException {@code cannot reach Redis at redis://host:port/db: <reason>} (never with the password)
+     * @throws IllegalArgumentException if the URI is malformed
      */
     public static RedisStore connect(RedisStoreOptions options) {
         String target = options.describe();
@@ -198,7 +210,7 @@ public final class RedisStore implements CoordinationStore {
         return leaderRecordsRole;
     }
 
-    /** {@code redis://host:port/db}, without credentials. */
+    /** {@code redis://host:port/db} or {@code redis-sentinel://host:port,…/db#masterName}, without credentials. */
     @Override
     public String describe() {
         return description;

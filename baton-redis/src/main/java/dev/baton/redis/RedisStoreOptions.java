@@ -4,13 +4,18 @@ import dev.baton.core.store.EventLogStore;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * How a {@link RedisStore} connects and what it keeps, immutable and validated when built.
  *
  * <p>Every field, with its default:
  * <ul>
- *   <li>{@code uri} (required): {@code redis://[:password@]host[:port][/db]} or {@code rediss://…} for TLS.</li>
+ *   <li>{@code uri} (required): {@code redis://[:password@]host[:port][/db]}, {@code rediss://…} for TLS, or
+ *       {@code redis-sentinel://[password@]host:port[,host:port…][/db]#masterName} (also
+ *       {@code ?sentinelMasterId=masterName}) to find the primary through Redis Sentinel. With Sentinel every
+ *       connection asks the Sentinels for the primary again on each reconnect, so the store follows a failover; see
+ *       {@code docs/redis-sentinel.md} for what a lease promises across one.</li>
  *   <li>{@code keyPrefix} (empty): put before every group name inside the hash tag ({@code {<prefix><group>}:master})
  *       and before every {@link RedisStore#subscribe message channel}, so several applications can share one Redis.
  *       Must not contain braces, which would move the hash tag.</li>
@@ -19,6 +24,9 @@ import java.util.Objects;
  *   <li>{@code connectTimeout} (2 s): the longest a TCP connect may take, at start and on each reconnect.</li>
  *   <li>{@code eventRetention} (10 000 events): how many of the newest cluster events each group's log keeps; older
  *       ones are dropped at each append. At least {@link EventLogStore#MIN_RETAINED}, which every store keeps.</li>
+ *   <li>{@code acquireReplicas} and {@code acquireReplicasTimeout} (0, none): after each acquire and renew that
+ *       succeeded on the primary, wait ({@code WAIT n timeout}) until that many replicas acknowledged it, and count
+ *       the call as failed if fewer did; see {@link Builder#acquireReplicas}.</li>
  * </ul>
  */
 public final class RedisStoreOptions {
@@ -29,6 +37,8 @@ public final class RedisStoreOptions {
     private final Duration commandTimeout;
     private final Duration connectTimeout;
     private final int eventRetention;
+    private final int acquireReplicas;
+    private final Duration acquireReplicasTimeout;
 
     private RedisStoreOptions(Builder b, RedisURI redisUri) {
         this.uri = b.uri;
@@ -37,6 +47,8 @@ public final class RedisStoreOptions {
         this.commandTimeout = b.commandTimeout;
         this.connectTimeout = b.connectTimeout;
         this.eventRetention = b.eventRetention;
+        this.acquireReplicas = b.acquireReplicas;
+        this.acquireReplicasTimeout = b.acquireReplicas > 0 ? b.acquireReplicasTimeout : Duration.ZERO;
     }
 
     /** A builder with the defaults; {@code uri} must be set. */
@@ -47,7 +59,8 @@ public final class RedisStoreOptions {
     /** A builder holding these options, to derive a variation. */
     public Builder toBuilder() {
         return new Builder().uri(uri).keyPrefix(keyPrefix).commandTimeout(commandTimeout)
-                .connectTimeout(connectTimeout).eventRetention(eventRetention);
+                .connectTimeout(connectTimeout).eventRetention(eventRetention)
+                .acquireReplicas(acquireReplicas, acquireReplicasTimeout);
     }
 
     /** The URI as given; may contain a password, so never log it (use {@link RedisStore#describe()}). */
@@ -72,13 +85,36 @@ public final class RedisStoreOptions {
         return eventRetention;
     }
 
+    /** How many replicas must acknowledge an acquire or renew; 0 (the default) waits for none. */
+    public int acquireReplicas() {
+        return acquireReplicas;
+    }
+
+    /** How long an acquire or renew waits for {@link #acquireReplicas()} replicas; zero when none are awaited. */
+    public Duration acquireReplicasTimeout() {
+        return acquireReplicasTimeout;
+    }
+
+    /** Whether the primary is found through Redis Sentinel ({@code redis-sentinel://}). */
+    public boolean usesSentinel() {
+        return !redisUri.getSentinels().isEmpty();
+    }
+
     /** The parsed URI, for the store; carries the password. */
     RedisURI redisUri() {
         return redisUri;
     }
 
-    /** {@code redis://host:port/db}: the URI without credentials, for logs and error messages. */
+    /**
+     * {@code redis://host:port/db}, or {@code redis-sentinel://host:port,host:port/db#masterName}: the URI without
+     * credentials, for logs and error messages.
+     */
     String describe() {
+        if (usesSentinel()) {
+            return "redis-sentinel://" + redisUri.getSentinels().stream().map(s -> s.getHost() + ":" + s.getPort())
+                    .collect(Collectors.joining(",")) + "/" + redisUri.getDatabase() + "#"
+                    + redisUri.getSentinelMasterId();
+        }
         return (redisUri.isSsl() ? "rediss://" : "redis://") + redisUri.getHost() + ":" + redisUri.getPort() + "/"
                 + redisUri.getDatabase();
     }
@@ -86,7 +122,9 @@ public final class RedisStoreOptions {
     @Override
     public String toString() {
         return "RedisStoreOptions{uri=" + describe() + ", keyPrefix='" + keyPrefix + "', commandTimeout="
-                + commandTimeout + ", connectTimeout=" + connectTimeout + ", eventRetention=" + eventRetention + "}";
+                + commandTimeout + ", connectTimeout=" + connectTimeout + ", eventRetention=" + eventRetention
+                + (acquireReplicas > 0 ? ", acquireReplicas=" + acquireReplicas + " within " + acquireReplicasTimeout
+                : "") + "}";
     }
 
     /** Collects and validates {@link RedisStoreOptions}. */
@@ -97,10 +135,15 @@ public final class RedisStoreOptions {
         private Duration commandTimeout = Duration.ofSeconds(2);
         private Duration connectTimeout = Duration.ofSeconds(2);
         private int eventRetention = 10_000;
+        private int acquireReplicas;
+        private Duration acquireReplicasTimeout = Duration.ZERO;
 
         private Builder() {}
 
-        /** Where Redis is: {@code redis://[:password@]host[:port][/db]}. Required. */
+        /**
+         * Where Redis is: {@code redis://[:password@]host[:port][/db]}, {@code rediss://…}, or
+         * {@code redis-sentinel://[password@]host:port[,host:port…][/db]#masterName}. Required.
+         */
         public Builder uri(String uri) {
             this.uri = uri;
             return this;
@@ -131,6 +174,33 @@ public final class RedisStoreOptions {
         }
 
         /**
+         * Narrows the window in which a lease lives only on the primary: after every acquire and renew the primary
+         * granted, the store runs {@code WAIT replicas timeout} on the same connection, and if fewer than
+         * {@code replicas} replicas acknowledged the write within {@code timeout} the acquire or renew fails with a
+         * {@link dev.baton.core.store.StoreException} (the election then does not lead on that grant, and retries a
+         * renewal until its local deadline). {@code 0} turns it off (the default).
+         *
+         * <p>What it promises: a lease this node <em>acts on</em> was, when granted, on at least {@code replicas}
+         * replicas, so a Sentinel failover to one of those replicas keeps it and no other node can take it there.
+         * What it does not promise: the grant itself is applied on the primary before the wait and is not undone
+         * when the wait falls short, so the lease stays on the primary until its TTL runs out (other nodes are still
+         * denied, the same node may acquire it again); a failover may still promote a replica that did not
+         * acknowledge (Sentinel prefers the most up-to-date one but does not require it), and a replica acknowledges
+         * receipt, not a write to disk. It narrows Redis's asynchronous-replication window; it does not close it. Terms
+         * stay above every earlier term either way (the clock floor of {@code acquire.lua}). The wait holds the
+         * store's command connection for up to {@code timeout}, so keep it short; it must be below
+         * {@code commandTimeout}.
+         *
+         * @param replicas how many replicas must acknowledge, at least 0
+         * @param timeout  how long to wait for them, positive when {@code replicas} is positive
+         */
+        public Builder acquireReplicas(int replicas, Duration timeout) {
+            this.acquireReplicas = replicas;
+            this.acquireReplicasTimeout = timeout;
+            return this;
+        }
+
+        /**
          * Validates and builds.
          *
          * @throws IllegalArgumentException naming the first invalid field
@@ -150,20 +220,44 @@ public final class RedisStoreOptions {
                 throw new IllegalArgumentException("eventRetention must be at least " + EventLogStore.MIN_RETAINED
                         + " (the event log contract's minimum), was " + eventRetention);
             }
+            if (acquireReplicas < 0) {
+                throw new IllegalArgumentException("acquireReplicas must be at least 0, was " + acquireReplicas);
+            }
+            if (acquireReplicas > 0) {
+                requirePositive(acquireReplicasTimeout, "acquireReplicas timeout");
+                if (acquireReplicasTimeout.compareTo(commandTimeout) >= 0) {
+                    throw new IllegalArgumentException("acquireReplicas timeout must be below commandTimeout ("
+                            + commandTimeout + "), was " + acquireReplicasTimeout);
+                }
+            }
             return new RedisStoreOptions(this, parse(uri));
         }
 
         private static RedisURI parse(String uri) {
-            if (!uri.startsWith("redis://") && !uri.startsWith("rediss://")) {
-                throw new IllegalArgumentException("uri must start with redis:// or rediss://, was "
+            boolean sentinel = uri.startsWith("redis-sentinel://");
+            if (!uri.startsWith("redis://") && !uri.startsWith("rediss://") && !sentinel) {
+                throw new IllegalArgumentException("uri must start with redis://, rediss:// or redis-sentinel://, was "
                         + withoutCredentials(uri));
             }
+            RedisURI parsed;
             try {
-                return RedisURI.create(uri);
+                parsed = RedisURI.create(uri);
             } catch (RuntimeException e) {
                 // Not chained: Lettuce's message may quote the URI, password included.
-                throw new IllegalArgumentException("uri is not a valid Redis URI: " + withoutCredentials(uri));
+                throw sentinel ? notASentinelUri(uri)
+                        : new IllegalArgumentException("uri is not a valid Redis URI: " + withoutCredentials(uri));
             }
+            if (sentinel && (parsed.getSentinels().isEmpty() || parsed.getSentinelMasterId() == null
+                    || parsed.getSentinelMasterId().isBlank())) {
+                throw notASentinelUri(uri);
+            }
+            return parsed;
+        }
+
+        private static IllegalArgumentException notASentinelUri(String uri) {
+            return new IllegalArgumentException("uri must name the Sentinels and the primary's master name, as in "
+                    + "redis-sentinel://[password@]host:port[,host:port...][/db]#masterName, was "
+                    + withoutCredentials(uri));
         }
 
         private static void requirePositive(Duration value, String field) {

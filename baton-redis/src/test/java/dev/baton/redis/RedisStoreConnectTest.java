@@ -83,6 +83,47 @@ class RedisStoreConnectTest {
     }
 
     @Test
+    void sentinelUrisNameTheSentinelsAndTheMasterButNeverThePassword() throws IOException {
+        RedisStoreOptions hash = RedisStoreOptions.builder()
+                .uri("redis-sentinel://s3cret@127.0.0.1:26379,127.0.0.1:26380/2#orders").build();
+        assertThat(hash.usesSentinel()).isTrue();
+        assertThat(hash.toString()).contains("redis-sentinel://127.0.0.1:26379,127.0.0.1:26380/2#orders")
+                .doesNotContain("s3cret");
+        RedisStoreOptions query = RedisStoreOptions.builder()
+                .uri("redis-sentinel://127.0.0.1:26379?sentinelMasterId=orders").build();
+        assertThat(query.toString()).contains("redis-sentinel://127.0.0.1:26379/0#orders");
+        assertThat(RedisStoreOptions.builder().uri("redis://h").build().usesSentinel()).isFalse();
+
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis-sentinel://s3cret@127.0.0.1:26379").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("master name")
+                .hasMessageNotContaining("s3cret");
+
+        int port = unusedPort();
+        assertThatThrownBy(() -> RedisStore.connect("redis-sentinel://s3cret@127.0.0.1:" + port + "#orders"))
+                .isInstanceOf(StoreException.class)
+                .hasMessageStartingWith("cannot reach Redis at redis-sentinel://127.0.0.1:" + port + "/0#orders: ")
+                .hasMessageNotContaining("s3cret");
+    }
+
+    @Test
+    void acquireReplicasIsValidatedAgainstTheCommandTimeout() {
+        RedisStoreOptions.Builder base = RedisStoreOptions.builder().uri("redis://h");
+        assertThat(base.build().acquireReplicas()).isZero();
+        assertThat(base.build().acquireReplicasTimeout()).isZero();
+        assertThatThrownBy(() -> base.acquireReplicas(-1, Duration.ofMillis(100)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("acquireReplicas must be at least 0");
+        assertThatThrownBy(() -> base.acquireReplicas(1, null).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("acquireReplicas timeout");
+        assertThatThrownBy(() -> base.acquireReplicas(1, Duration.ofSeconds(2)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("below commandTimeout");
+
+        RedisStoreOptions options = base.acquireReplicas(2, Duration.ofMillis(250)).build();
+        assertThat(options.toBuilder().build().acquireReplicas()).isEqualTo(2);
+        assertThat(options.toBuilder().build().acquireReplicasTimeout()).isEqualTo(Duration.ofMillis(250));
+        assertThat(options.toString()).contains("acquireReplicas=2");
+    }
+
+    @Test
     void closeLeavesNoLettuceThreadsAndLaterCallsFail() {
         try (RedisServer redis = RedisServer.start()) {
             Set<String> before = lettuceThreads();

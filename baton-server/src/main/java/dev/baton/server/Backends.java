@@ -29,6 +29,7 @@ final class Backends {
 
     /** The accepted forms, for help texts and error messages. */
     static final String FORMS = "memory, redis://HOST:PORT[/DB], "
+            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, "
             + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME], quorum or bully "
             + "(peer: the old name of quorum)";
 
@@ -92,7 +93,8 @@ final class Backends {
         if (lower.equals("memory")) {
             return new InMemoryStore();
         }
-        if (lower.startsWith("redis://") || lower.startsWith("rediss://")) {
+        if (lower.startsWith("redis://") || lower.startsWith("rediss://")
+                || lower.startsWith("redis-sentinel://")) {
             try {
                 return RedisStore.connect(value);
             } catch (StoreException | IllegalArgumentException e) {

@@ -23,7 +23,8 @@ import java.util.concurrent.TimeoutException;
 final class LeaderStores {
 
     /** The accepted forms, for help texts and error messages. */
-    static final String FORMS = "standalone, file:PATH, redis://HOST:PORT[/DB] or "
+    static final String FORMS = "standalone, file:PATH, redis://HOST:PORT[/DB], "
+            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER or "
             + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME]";
 
     private static final Duration FIRST_READ = Duration.ofSeconds(10);
@@ -41,8 +42,8 @@ final class LeaderStores {
             file(spec.strip().substring("file:".length()));
             return;
         }
-        if (lower.startsWith("redis://") || lower.startsWith("rediss://") || lower.startsWith("postgresql://")
-                || lower.startsWith("postgres://")) {
+        if (lower.startsWith("redis://") || lower.startsWith("rediss://") || lower.startsWith("redis-sentinel://")
+                || lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
             return;
         }
         throw unsupported(spec);
@@ -68,7 +69,8 @@ final class LeaderStores {
                 store = new StandaloneLeaderStore();
             } else if (lower.startsWith("file:")) {
                 store = new FileLeaderStore(file(value.substring("file:".length())));
-            } else if (lower.startsWith("redis://") || lower.startsWith("rediss://")) {
+            } else if (lower.startsWith("redis://") || lower.startsWith("rediss://")
+                    || lower.startsWith("redis-sentinel://")) {
                 store = RedisStore.connect(value).leaderRecords();
             } else if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
                 store = PostgresStore.connect(value).leaderRecords();

@@ -58,7 +58,7 @@ public final class LettuceConnections implements AutoCloseable {
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
                         TimeUnit.MILLISECONDS))
                 .build();
-        RedisURI target = RedisURI.builder(uri).withTimeout(commandTimeout).build();
+        RedisURI target = withTimeout(uri, commandTimeout);
         RedisClient client = RedisClient.create(resources, target);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
@@ -80,6 +80,21 @@ public final class LettuceConnections implements AutoCloseable {
             shutdown(client, resources);
             throw e;
         }
+    }
+
+    /**
+     * A copy of {@code uri} with the command timeout. {@code RedisURI.builder(RedisURI)} drops the Sentinels, so a
+     * Sentinel URI is rebuilt from its parts: each reconnect then asks the Sentinels for the primary again.
+     */
+    private static RedisURI withTimeout(RedisURI uri, Duration commandTimeout) {
+        if (uri.getSentinels().isEmpty()) {
+            return RedisURI.builder(uri).withTimeout(commandTimeout).build();
+        }
+        RedisURI.Builder builder = RedisURI.builder().withSentinelMasterId(uri.getSentinelMasterId())
+                .withDatabase(uri.getDatabase()).withTimeout(commandTimeout).withSsl(uri.isSsl())
+                .withAuthentication(uri);
+        uri.getSentinels().forEach(builder::withSentinel);
+        return builder.build();
     }
 
     public StatefulRedisConnection<String, byte[]> commands() {

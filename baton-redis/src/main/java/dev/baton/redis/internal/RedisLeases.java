@@ -23,12 +23,19 @@ public final class RedisLeases {
     private final NodeInfoCodec codec;
     private final String keyPrefix;
     private final StoreFailures failures;
+    private final ReplicaAcknowledgement acknowledgement;
 
-    public RedisLeases(ScriptRunner scripts, NodeInfoCodec codec, String keyPrefix, StoreFailures failures) {
+    /**
+     * @param acknowledgement the replica wait applied after a granted acquire and a successful renew (it may wait for
+     *                        none)
+     */
+    public RedisLeases(ScriptRunner scripts, NodeInfoCodec codec, String keyPrefix, StoreFailures failures,
+            ReplicaAcknowledgement acknowledgement) {
         this.scripts = scripts;
         this.codec = codec;
         this.keyPrefix = keyPrefix;
         this.failures = failures;
+        this.acknowledgement = acknowledgement;
     }
 
     /** See {@link dev.baton.core.store.LeaseStore#acquire}. */
@@ -36,10 +43,11 @@ public final class RedisLeases {
         return failures.guard("acquire", () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
             String[] keys = {k.master(), k.masterTerm(), k.heartbeat(), k.masterProcess(), k.term()};
-            return scripts.<List<Object>>run(Scripts.ACQUIRE, ScriptOutputType.MULTI, keys,
+            CompletableFuture<AcquireResult> granted = scripts.<List<Object>>run(Scripts.ACQUIRE, ScriptOutputType.MULTI, keys,
                     utf8(candidate.id()), utf8(millis(ttl)), codec.encode(candidate.withRole(Role.LEADER)),
                     utf8(k.noticesChannel()))
                     .thenApply(RedisLeases::acquireResult);
+            return acknowledgement.await("acquire", granted, result -> result instanceof AcquireResult.Granted);
         });
     }
 
@@ -48,9 +56,10 @@ public final class RedisLeases {
         return failures.guard("renew", () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
             String[] keys = {k.master(), k.masterTerm(), k.heartbeat(), k.masterProcess()};
-            return scripts.<Long>run(Scripts.RENEW, ScriptOutputType.INTEGER, keys,
+            CompletableFuture<Boolean> renewed = scripts.<Long>run(Scripts.RENEW, ScriptOutputType.INTEGER, keys,
                     utf8(nodeId), utf8(Long.toString(term)), utf8(millis(ttl)))
-                    .thenApply(renewed -> renewed == 1L);
+                    .thenApply(reply -> reply == 1L);
+            return acknowledgement.await("renew", renewed, Boolean::booleanValue);
         });
     }
 
