@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,7 +18,6 @@ final class EtcdMember {
     static final String HOST = "127.0.0.1";
 
     private static final String LOG_FILE = "etcd.log";
-    private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
     private static final int LOG_TAIL_LINES = 30;
     /** Raft timing (etcd's defaults): a leader is replaced about a second after it stops sending heartbeats. */
     private static final String HEARTBEAT_MILLIS = "100";
@@ -31,8 +29,7 @@ final class EtcdMember {
     private final int clientPort;
     private final int peerPort;
     private List<String> command;
-    private Process process;
-    private boolean paused;
+    private final SignalledProcess process;
 
     EtcdMember(String name, Path binary, Path dir, int clientPort, int peerPort) {
         this.name = name;
@@ -40,6 +37,7 @@ final class EtcdMember {
         this.dir = dir;
         this.clientPort = clientPort;
         this.peerPort = peerPort;
+        this.process = new SignalledProcess("etcd member " + name);
     }
 
     /** {@code NAME=http://127.0.0.1:PEER_PORT}, this member's entry in {@code --initial-cluster}. */
@@ -77,64 +75,37 @@ final class EtcdMember {
     }
 
     /** SIGTERM, and SIGKILL if it has not exited within 10 s. No-op if not running. */
-    synchronized void stop() {
-        if (!isRunning()) {
-            return;
-        }
-        resume();
-        process.destroy();
-        if (!ServerProcesses.awaitExit(process, EXIT_TIMEOUT)) {
-            kill();
-        }
+    void stop() {
+        process.stop();
     }
 
     /** SIGKILL, as a crash. No-op if not running. */
-    synchronized void kill() {
-        if (!isRunning()) {
-            return;
-        }
-        Signals.send(process.pid(), "KILL");
-        paused = false;
-        if (!ServerProcesses.awaitExit(process, EXIT_TIMEOUT)) {
-            throw new IllegalStateException("etcd member " + name + " (pid " + process.pid()
-                    + ") did not die after SIGKILL");
-        }
+    void kill() {
+        process.kill();
     }
 
     /** SIGSTOP: the member keeps its sockets but neither answers clients nor sends heartbeats. */
-    synchronized void pause() {
-        if (!isRunning()) {
-            throw new IllegalStateException("etcd member " + name + " is not running");
-        }
-        if (!paused) {
-            Signals.send(process.pid(), "STOP");
-            paused = true;
-        }
+    void pause() {
+        process.pause();
     }
 
     /** SIGCONT after {@link #pause()}; no-op otherwise. */
-    synchronized void resume() {
-        if (paused && isRunning()) {
-            Signals.send(process.pid(), "CONT");
-        }
-        paused = false;
+    void resume() {
+        process.resume();
     }
 
-    synchronized boolean isRunning() {
-        return process != null && process.isAlive();
+    boolean isRunning() {
+        return process.isRunning();
     }
 
     /** Running and not paused: able to answer. */
-    synchronized boolean isAnswering() {
-        return isRunning() && !paused;
+    boolean isAnswering() {
+        return isRunning() && !process.isPaused();
     }
 
     /** Fails with the log's tail if the process has exited (e.g. its port was taken). */
-    synchronized void requireAlive() {
-        if (process != null && !process.isAlive()) {
-            throw new IllegalStateException("etcd member " + name + " exited with code " + process.exitValue()
-                    + "; log tail:\n" + logTail());
-        }
+    void requireAlive() {
+        process.requireAlive(() -> "log tail:\n" + logTail());
     }
 
     String name() {
@@ -173,9 +144,9 @@ final class EtcdMember {
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(LOG_FILE).toFile()));
             // ETCD_* variables would override the flags or add unknown ones.
             builder.environment().keySet().removeIf(variable -> variable.startsWith("ETCD"));
-            process = builder.start();
-            process.getOutputStream().close();
-            paused = false;
+            Process started = builder.start();
+            started.getOutputStream().close();
+            process.started(started);
         } catch (IOException e) {
             throw new IllegalStateException("cannot start etcd member " + name + " with " + binary + ": "
                     + e.getMessage(), e);

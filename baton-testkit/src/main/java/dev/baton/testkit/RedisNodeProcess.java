@@ -40,8 +40,7 @@ final class RedisNodeProcess {
     private final Path dir;
     private final List<String> modeArguments;
     private int port;
-    private Process process;
-    private boolean paused;
+    private final SignalledProcess process;
 
     /**
      * @param name          how messages call it, e.g. "replica 2" or "sentinel 1"
@@ -52,6 +51,7 @@ final class RedisNodeProcess {
         this.binary = binary;
         this.dir = dir;
         this.modeArguments = List.copyOf(modeArguments);
+        this.process = new SignalledProcess(name);
     }
 
     /**
@@ -118,55 +118,32 @@ final class RedisNodeProcess {
     }
 
     /** SIGTERM, and SIGKILL if it has not exited within 10 s. No-op if not running. */
-    synchronized void stop() {
-        if (!isRunning()) {
-            return;
-        }
-        resume();
-        process.destroy();
-        if (!ServerProcesses.awaitExit(process, EXIT_TIMEOUT)) {
-            kill();
-        }
+    void stop() {
+        process.stop();
     }
 
     /** SIGKILL, as a crash, and waits until the process is gone. No-op if not running. */
-    synchronized void kill() {
-        if (!isRunning()) {
-            return;
-        }
-        Signals.send(process.pid(), "KILL");
-        paused = false;
-        if (!ServerProcesses.awaitExit(process, EXIT_TIMEOUT)) {
-            throw new IllegalStateException(name + " (pid " + process.pid() + ") did not die after SIGKILL");
-        }
+    void kill() {
+        process.kill();
     }
 
     /** SIGSTOP: the process keeps its socket but answers nothing until {@link #resume()}. */
-    synchronized void pause() {
-        if (!isRunning()) {
-            throw new IllegalStateException(name + " is not running");
-        }
-        if (!paused) {
-            Signals.send(process.pid(), "STOP");
-            paused = true;
-        }
+    void pause() {
+        process.pause();
     }
 
     /** SIGCONT after {@link #pause()}; no-op otherwise. */
-    synchronized void resume() {
-        if (paused && isRunning()) {
-            Signals.send(process.pid(), "CONT");
-        }
-        paused = false;
+    void resume() {
+        process.resume();
     }
 
-    synchronized boolean isRunning() {
-        return process != null && process.isAlive();
+    boolean isRunning() {
+        return process.isRunning();
     }
 
     /** True between {@link #pause()} and {@link #resume()}, while the process runs. */
-    synchronized boolean isPaused() {
-        return paused && isRunning();
+    boolean isPaused() {
+        return process.isPaused();
     }
 
     synchronized int port() {
@@ -239,9 +216,8 @@ final class RedisNodeProcess {
             throw new IllegalStateException("cannot start " + name + " with " + binary + ": " + e.getMessage(), e);
         }
         awaitReady(started, candidate);
-        process = started;
+        process.started(started);
         port = candidate;
-        paused = false;
     }
 
     private void awaitReady(Process candidate, int candidatePort) {
