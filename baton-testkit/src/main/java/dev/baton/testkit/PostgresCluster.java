@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class PostgresCluster {
 
+    private static final long READY_POLL_MILLIS = 20;
+
     private static final String DATA_DIR = "data";
     private static final String SOCKET_DIR = "socket";
     private static final String PASSWORD_FILE = "password";
@@ -109,6 +111,33 @@ final class PostgresCluster {
         } catch (NumberFormatException e) {
             return OptionalLong.empty(); // being rewritten
         }
+    }
+
+    /**
+     * Waits until {@code candidate}, the postmaster just launched on this data directory (or runuser around it),
+     * reports "ready" in {@code postmaster.pid} (as {@code pg_ctl start -w} does) and returns the postmaster's pid. A
+     * stale file left by a killed server names a dead pid and is ignored. On a timeout the process tree is killed.
+     *
+     * @param name how messages call the server, e.g. "postgres" or "the standby"
+     */
+    long awaitReady(Process candidate, int port, String name, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!candidate.isAlive()) {
+                throw new IllegalStateException(name + " exited with code " + candidate.exitValue() + " on port "
+                        + port + "; log tail:\n" + logTail());
+            }
+            OptionalLong ready = readyPostmaster(port);
+            if (ready.isPresent() && (ready.getAsLong() == candidate.pid()
+                    || candidate.children().anyMatch(child -> child.pid() == ready.getAsLong()))) {
+                return ready.getAsLong();
+            }
+            ServerProcesses.waitQuietly(candidate, READY_POLL_MILLIS, name);
+        }
+        PostgresProcesses.signal("KILL", PostgresProcesses.tree(candidate.pid()));
+        ServerProcesses.awaitExit(candidate, timeout);
+        throw new IllegalStateException(name + " did not accept connections on port " + port + " within "
+                + timeout.toSeconds() + " s; log tail:\n" + logTail());
     }
 
     /** The last lines of the log, for error messages. */

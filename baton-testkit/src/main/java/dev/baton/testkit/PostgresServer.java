@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -50,7 +49,6 @@ public final class PostgresServer implements AutoCloseable {
     private static final int LAUNCH_ATTEMPTS = 5;
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(30);
-    private static final long POLL_MILLIS = 20;
     private static final long RETRY_PAUSE_MILLIS = 200;
     private static final int PASSWORD_LENGTH = 24;
     private static final String PASSWORD_ALPHABET =
@@ -300,7 +298,7 @@ public final class PostgresServer implements AutoCloseable {
             int candidate = samePort || port != 0 ? port : ServerProcesses.freePort(HOST);
             try {
                 process = spawn(candidate);
-                postmasterPid = awaitReady(process, candidate);
+                postmasterPid = cluster.awaitReady(process, candidate, "postgres", READY_TIMEOUT);
                 port = candidate;
                 return;
             } catch (IllegalStateException e) {
@@ -327,31 +325,6 @@ public final class PostgresServer implements AutoCloseable {
             throw new IllegalStateException("cannot start " + String.join(" ", postmaster.command()) + ": "
                     + e.getMessage(), e);
         }
-    }
-
-    /**
-     * Waits until the postmaster we started reports "ready" in {@code postmaster.pid} (as {@code pg_ctl start -w}
-     * does) and returns its pid. A stale file left by a killed server names a dead pid and is ignored.
-     */
-    private long awaitReady(Process candidate, int candidatePort) {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!candidate.isAlive()) {
-                throw new IllegalStateException("postgres exited with code " + candidate.exitValue() + " on port "
-                        + candidatePort + "; log tail:\n" + cluster.logTail());
-            }
-            OptionalLong ready = cluster.readyPostmaster(candidatePort);
-            // The process we launched is the postmaster, or runuser around it.
-            if (ready.isPresent() && (ready.getAsLong() == candidate.pid()
-                    || candidate.children().anyMatch(child -> child.pid() == ready.getAsLong()))) {
-                return ready.getAsLong();
-            }
-            ServerProcesses.waitQuietly(candidate, POLL_MILLIS, "postgres");
-        }
-        PostgresProcesses.signal("KILL", PostgresProcesses.tree(candidate.pid()));
-        ServerProcesses.awaitExit(candidate, EXIT_TIMEOUT);
-        throw new IllegalStateException("postgres did not accept connections on port " + candidatePort + " within "
-                + READY_TIMEOUT.toSeconds() + " s; log tail:\n" + cluster.logTail());
     }
 
     private void requireOpen() {

@@ -14,7 +14,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -290,7 +289,7 @@ public final class PostgresStandbyTopology implements AutoCloseable {
                 Process started = postmaster.start();
                 started.getOutputStream().close();
                 standbyProcess = started;
-                standbyPid = awaitReady(started, candidate);
+                standbyPid = standby.awaitReady(started, candidate, "the standby", READY_TIMEOUT);
                 standbyPort = candidate;
                 return;
             } catch (IOException e) {
@@ -304,27 +303,6 @@ public final class PostgresStandbyTopology implements AutoCloseable {
             }
         }
         throw failure;
-    }
-
-    /** As {@link PostgresServer}: the postmaster we started reports "ready" in {@code postmaster.pid}. */
-    private long awaitReady(Process candidate, int port) {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!candidate.isAlive()) {
-                throw new IllegalStateException("the standby exited with code " + candidate.exitValue() + " on port "
-                        + port + "; log tail:\n" + standby.logTail());
-            }
-            OptionalLong ready = standby.readyPostmaster(port);
-            if (ready.isPresent() && (ready.getAsLong() == candidate.pid()
-                    || candidate.children().anyMatch(child -> child.pid() == ready.getAsLong()))) {
-                return ready.getAsLong();
-            }
-            ServerProcesses.waitQuietly(candidate, POLL_MILLIS, "the standby");
-        }
-        PostgresProcesses.signal("KILL", PostgresProcesses.tree(candidate.pid()));
-        ServerProcesses.awaitExit(candidate, EXIT_TIMEOUT);
-        throw new IllegalStateException("the standby did not accept connections on port " + port + " within "
-                + READY_TIMEOUT.toSeconds() + " s; log tail:\n" + standby.logTail());
     }
 
     private void awaitStreaming() {
