@@ -13,8 +13,8 @@ final class RawRedis implements AutoCloseable {
 
     private RawRedis(String uri) {
         client = RedisClient.create(uri);
-        client.setDefaultTimeout(Duration.ofSeconds(5));
         connection = client.connect();
+        connection.setTimeout(Duration.ofSeconds(5));
     }
 
     static RawRedis open(String uri) {
