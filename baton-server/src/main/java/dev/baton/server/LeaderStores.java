@@ -24,7 +24,7 @@ final class LeaderStores {
 
     /** The accepted forms, for help texts and error messages. */
     static final String FORMS = "standalone, file:PATH, redis://HOST:PORT[/DB], "
-            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER or "
+            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, redis-cluster://HOST:PORT[,HOST:PORT...] or "
             + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME]";
 
     private static final Duration FIRST_READ = Duration.ofSeconds(10);
@@ -43,7 +43,7 @@ final class LeaderStores {
             return;
         }
         if (lower.startsWith("redis://") || lower.startsWith("rediss://") || lower.startsWith("redis-sentinel://")
-                || lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
+                || lower.startsWith("redis-cluster://") || lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
             return;
         }
         throw unsupported(spec);
@@ -70,7 +70,7 @@ final class LeaderStores {
             } else if (lower.startsWith("file:")) {
                 store = new FileLeaderStore(file(value.substring("file:".length())));
             } else if (lower.startsWith("redis://") || lower.startsWith("rediss://")
-                    || lower.startsWith("redis-sentinel://")) {
+                    || lower.startsWith("redis-sentinel://") || lower.startsWith("redis-cluster://")) {
                 store = RedisStore.connect(value).leaderRecords();
             } else if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
                 store = PostgresStore.connect(value).leaderRecords();
