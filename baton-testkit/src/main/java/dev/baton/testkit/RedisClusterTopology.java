@@ -214,6 +214,18 @@ public final class RedisClusterTopology implements AutoCloseable {
     }
 
     /**
+     * Waits (up to 30 s) until node {@code replica} is a replica whose link to its master is up and whose initial
+     * synchronisation is over: after a {@link #restartNode restart}, before it can be promoted with the data.
+     */
+    public void awaitReplicaInSync(int replica) {
+        TopologyAwait.until("node " + replica + " to replicate in sync", SETTLE_TIMEOUT, () -> {
+            Map<String, String> info = node(replica).info("replication");
+            return "slave".equals(info.get("role")) && "up".equals(info.get("master_link_status"))
+                    && "0".equals(info.get("master_sync_in_progress"));
+        }, this::describe);
+    }
+
+    /**
      * Cuts replica {@code replica} off its master's replication stream while it keeps answering: it falls behind,
      * as a lagging replica does, and may still be promoted (replicas always stand for election here). Undo with
      * {@link #resumeReplication}.
