@@ -18,7 +18,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * Turns a {@code --leader-store} value into the {@link LeaderRecordStore} a {@code bully} node keeps its group's
  * leader record in: {@code standalone} (this process only), {@code file:PATH} (a file shared by the processes of one
- * machine), {@code redis://…} or {@code postgresql://…} (the stores of the other backends, on their own connections).
+ * machine), {@code redis://…}, {@code redis-cluster://…} or {@code postgresql://…} (the stores of the other
+ * backends, on their own connections).
  */
 final class LeaderStores {
 
@@ -43,7 +44,8 @@ final class LeaderStores {
             return;
         }
         if (lower.startsWith("redis://") || lower.startsWith("rediss://") || lower.startsWith("redis-sentinel://")
-                || lower.startsWith("redis-cluster://") || lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
+                || lower.startsWith("redis-cluster://") || lower.startsWith("postgresql://")
+                || lower.startsWith("postgres://")) {
             return;
         }
         throw unsupported(spec);

@@ -81,7 +81,8 @@ public final class ClusterConnections implements RedisConnections {
         StatefulRedisClusterConnection<String, byte[]> commands = null;
         try {
             commands = client.connect(LettuceConnections.CODEC);
-            StatefulRedisClusterPubSubConnection<String, byte[]> pubSub = client.connectPubSub(LettuceConnections.CODEC);
+            StatefulRedisClusterPubSubConnection<String, byte[]> pubSub =
+                    client.connectPubSub(LettuceConnections.CODEC);
             return new ClusterConnections(resources, client, commands, pubSub);
         } catch (RuntimeException e) {
             if (commands != null) {

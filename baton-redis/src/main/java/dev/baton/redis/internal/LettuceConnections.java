@@ -17,9 +17,9 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The Lettuce objects behind a store on one server or a Sentinel-watched primary: its own {@link ClientResources} (so closing the store leaves no threads), a
- * client configured to fail fast, a command connection and a pub/sub connection. Keys are UTF-8 strings, values raw
- * bytes.
+ * The Lettuce objects behind a store on one server or a Sentinel-watched primary: its own {@link ClientResources} (so
+ * closing the store leaves no threads), a client configured to fail fast, a command connection and a pub/sub
+ * connection. Keys are UTF-8 strings, values raw bytes.
  *
  * <p>Failure behaviour, chosen for an election that must notice trouble before its lease runs out: every command
  * times out after the command timeout; while disconnected, commands are rejected at once instead of queued; at most

@@ -23,8 +23,8 @@ public final class RedisLeaderRecords {
     private final String keyPrefix;
     private final StoreFailures failures;
 
-    public RedisLeaderRecords(ScriptRunner scripts, RedisClusterAsyncCommands<String, byte[]> commands, String keyPrefix,
-            StoreFailures failures) {
+    public RedisLeaderRecords(ScriptRunner scripts, RedisClusterAsyncCommands<String, byte[]> commands,
+            String keyPrefix, StoreFailures failures) {
         this.scripts = scripts;
         this.commands = commands;
         this.keyPrefix = keyPrefix;

@@ -47,7 +47,8 @@ public final class RedisLeases {
                     utf8(candidate.id()), utf8(millis(ttl)), codec.encode(candidate.withRole(Role.LEADER)),
                     utf8(k.noticesChannel()))
                     .thenApply(RedisLeases::acquireResult);
-            return acknowledgement.await("acquire", k.master(), granted, result -> result instanceof AcquireResult.Granted);
+            return acknowledgement.await("acquire", k.master(), granted,
+                    result -> result instanceof AcquireResult.Granted);
         });
     }
 

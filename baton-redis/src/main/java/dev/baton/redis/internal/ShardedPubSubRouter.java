@@ -64,8 +64,9 @@ public final class ShardedPubSubRouter implements ChannelRouter {
      *                   sends on them but does not close them
      * @param executor   where reconciliation runs: Lettuce's event executors, so no thread is added
      */
-    public ShardedPubSubRouter(RedisClusterClient client, StatefulRedisClusterPubSubConnection<String, byte[]> connection,
-            ScheduledExecutorService executor, StoreFailures failures) {
+    public ShardedPubSubRouter(RedisClusterClient client,
+            StatefulRedisClusterPubSubConnection<String, byte[]> connection, ScheduledExecutorService executor,
+            StoreFailures failures) {
         this.client = client;
         this.connection = connection;
         this.executor = executor;
