@@ -35,6 +35,8 @@ public final class RedisClusterTopology implements AutoCloseable {
     private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
     private static final int MIGRATE_BATCH = 100;
     private static final String MIGRATE_TIMEOUT_MILLIS = "5000";
+    /** Redis abandons a manual failover after 5 s; one not done by then is requested again. */
+    private static final Duration MANUAL_FAILOVER_RETRY = Duration.ofSeconds(6);
     /** A password no master asks for: a replica that sends it fails its replication handshake and falls behind. */
     private static final String LAGGING_AUTH = "baton-testkit-replication-paused";
 
@@ -181,7 +183,9 @@ public final class RedisClusterTopology implements AutoCloseable {
     /**
      * A manual failover ({@code CLUSTER FAILOVER} on replica {@code replica}): the replica and its master agree on the
      * replication offset first, so no acknowledged write is lost; the replica then serves its master's slots and the
-     * master becomes its replica. Waits until every running node agrees.
+     * master becomes its replica. Waits until every running node agrees. Redis abandons a manual failover that did not
+     * complete within 5 s (the masters may refuse their votes, for one when they voted for a failover of the same
+     * master moments before), so it is requested again every 6 s until it completes.
      *
      * @return the former master's node number
      * @throws IllegalArgumentException if {@code replica} is not a replica
@@ -194,8 +198,17 @@ public final class RedisClusterTopology implements AutoCloseable {
         int master = ids.indexOf(self.masterId());
         int slot = view(master).myself().slots().nextSetBit(0);
         node(replica).call("CLUSTER", "FAILOVER");
-        TopologyAwait.until("node " + replica + " to take over the slots of node " + master, SETTLE_TIMEOUT,
-                () -> isMaster(replica) && isSettled(slot, ids.get(replica)), this::describe);
+        long[] requested = {System.nanoTime()};
+        TopologyAwait.until("node " + replica + " to take over the slots of node " + master, SETTLE_TIMEOUT, () -> {
+            if (isMaster(replica)) {
+                return isSettled(slot, ids.get(replica));
+            }
+            if (System.nanoTime() - requested[0] > MANUAL_FAILOVER_RETRY.toNanos()) {
+                node(replica).call("CLUSTER", "FAILOVER");
+                requested[0] = System.nanoTime();
+            }
+            return false;
+        }, this::describe);
         return master;
     }
 

@@ -24,11 +24,10 @@ import java.util.concurrent.CompletableFuture;
  * shares the group's hash tag, so every script runs on one node) and a pub/sub connection whose per-node connections
  * carry the sharded subscriptions ({@link ShardedPubSubRouter}).
  *
- * <p>Following the cluster: {@code MOVED} and {@code ASK} redirections are followed (up to
- * {@value #MAX_REDIRECTS}), and they, persistent reconnects and uncovered slots trigger a topology refresh (at most
- * one per {@link #ADAPTIVE_REFRESH_TIMEOUT}); the topology is also refreshed every {@link #PERIODIC_REFRESH}, so a
- * failover that produced no redirection yet (a crashed master) is found within that period. Connections to nodes
- * that left the topology are closed. Otherwise the same fail-fast settings as {@link LettuceConnections}.
+ * <p>Following the cluster: {@code MOVED} and {@code ASK} redirections are followed (up to five), and they,
+ * persistent reconnects and uncovered slots trigger a topology refresh (at most one per 200 ms); the topology is also
+ * refreshed every second, so a failover that produced no redirection yet (a crashed master) is found within that
+ * period. Connections to nodes that left the topology are closed. Otherwise the same fail-fast settings as {@link LettuceConnections}.
  */
 public final class ClusterConnections implements RedisConnections {
 

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * <p>Why the router follows the cluster itself: a sharded subscription belongs to one node, and Redis drops it when
  * the node stops serving the slot (a slot migration or a failover answers {@code sunsubscribe} to the subscriber),
  * while Lettuce does not move sharded subscriptions between nodes. So the router remembers on which node each channel
- * is subscribed and, every {@value #RECONCILE_MILLIS} ms and at once when a node drops a subscription or a node
+ * is subscribed and, every 500 ms and at once when a node drops a subscription or a node
  * connection reconnects or goes down, subscribes again every channel whose slot is served by another master now (as
  * the client's refreshed topology says), whose node dropped it, or whose last attempt failed; the subscription on the
  * former node is then released ({@code SUNSUBSCRIBE}, best effort). Notices published while a channel moves can be
