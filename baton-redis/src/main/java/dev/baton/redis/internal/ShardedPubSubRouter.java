@@ -144,7 +144,10 @@ public final class ShardedPubSubRouter implements ChannelRouter {
         if (error != null) {
             log.debug("SSUBSCRIBE {} on node {} failed, retrying: {}", channel, ownerId, error.getMessage());
             attempt.completeExceptionally(error);
-            client.refreshPartitionsAsync();
+            if (!closed) {
+                // Often a MOVED: the client's map of the cluster is behind; the next reconciliation uses the new one.
+                client.refreshPartitionsAsync();
+            }
             return;
         }
         StatefulRedisPubSubConnection<String, byte[]> former = state.node;
