@@ -21,10 +21,12 @@ import dev.baton.core.store.MessageBus;
 import dev.baton.core.store.RegistryStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
+import dev.baton.redis.internal.ChannelRouter;
+import dev.baton.redis.internal.ClusterConnections;
 import dev.baton.redis.internal.GroupKeys;
 import dev.baton.redis.internal.LettuceConnections;
 import dev.baton.redis.internal.NodeInfoCodec;
-import dev.baton.redis.internal.PubSubRouter;
+import dev.baton.redis.internal.RedisConnections;
 import dev.baton.redis.internal.RedisEventLog;
 import dev.baton.redis.internal.RedisFencedMaps;
 import dev.baton.redis.internal.RedisFencing;
@@ -35,7 +37,7 @@ import dev.baton.redis.internal.ReplicaAcknowledgement;
 import dev.baton.redis.internal.ScriptRunner;
 import dev.baton.redis.internal.Scripts;
 import dev.baton.redis.internal.StoreFailures;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -82,6 +84,13 @@ import org.slf4j.LoggerFactory;
  * {@code docs/redis-sentinel.md} and {@link RedisStoreOptions.Builder#acquireReplicas} for what a lease promises
  * across a failover.
  *
+ * <p><b>Cluster.</b> With a {@code redis-cluster://} URI the store discovers a Redis Cluster (Redis 7 or later) from
+ * the seed nodes. Every key of a group carries the group's hash tag, so every script runs on the one master that
+ * serves the group's slot; the store follows {@code MOVED}/{@code ASK} and refreshes the topology (on redirections,
+ * reconnects and every second), so it follows failovers and slot migrations. Notices and bus messages go over sharded
+ * pub/sub ({@code SPUBLISH}/{@code SSUBSCRIBE}) to the master of each channel's slot. See
+ * {@code docs/redis-cluster.md}.
+ *
  * <p><b>Failures.</b> Methods never block: they return futures completed on Lettuce's I/O threads. A command fails
  * with {@link dev.baton.core.store.StoreTimeoutException} after {@link RedisStoreOptions#commandTimeout()}, and at
  * once with {@link StoreException} while Redis is unreachable (commands are rejected, not queued); the connection
@@ -96,7 +105,7 @@ public final class RedisStore implements CoordinationStore {
 
     private final RedisStoreOptions options;
     private final String description;
-    private final LettuceConnections connections;
+    private final RedisConnections connections;
     private final StoreFailures failures;
     private final RedisLeases leases;
     private final RedisRegistry registry;
@@ -104,7 +113,7 @@ public final class RedisStore implements CoordinationStore {
     private final RedisFencedMaps maps;
     private final RedisEventLog events;
     private final RedisLeaderRecords leaderRecords;
-    private final PubSubRouter router;
+    private final ChannelRouter router;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final LeaseStore leasesRole = new LeasesRole();
     private final RegistryStore registryRole = new RegistryRole();
@@ -114,28 +123,29 @@ public final class RedisStore implements CoordinationStore {
     private final MessageBus busRole = new BusRole();
     private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
 
-    private RedisStore(RedisStoreOptions options, LettuceConnections connections) {
+    private RedisStore(RedisStoreOptions options, RedisConnections connections) {
         this.options = options;
         this.description = options.describe();
         this.connections = connections;
         this.failures = new StoreFailures(description, options.commandTimeout());
-        RedisAsyncCommands<String, byte[]> commands = connections.commands().async();
-        ScriptRunner scripts = new ScriptRunner(commands);
+        RedisClusterAsyncCommands<String, byte[]> commands = connections.commands();
+        ScriptRunner scripts = new ScriptRunner(commands, connections.sharded());
         NodeInfoCodec codec = new NodeInfoCodec();
         this.leases = new RedisLeases(scripts, codec, options.keyPrefix(), failures, new ReplicaAcknowledgement(
-                commands, options.acquireReplicas(), options.acquireReplicasTimeout(), description));
+                connections, options.acquireReplicas(), options.acquireReplicasTimeout(), description));
         this.registry = new RedisRegistry(scripts, commands, codec, options.keyPrefix(), failures);
         this.fencing = new RedisFencing(scripts, commands, options.keyPrefix(), failures);
         this.maps = new RedisFencedMaps(scripts, commands, options.keyPrefix(), failures);
         this.events = new RedisEventLog(scripts, options.keyPrefix(), options.eventRetention(), failures);
         this.leaderRecords = new RedisLeaderRecords(scripts, commands, options.keyPrefix(), failures);
-        this.router = new PubSubRouter(connections.pubSub(), connections.resources().eventExecutorGroup(), failures);
+        this.router = connections.router(failures);
     }
 
     /**
      * Connects to {@code uri} with default options: {@code redis://[:password@]host[:port][/db]}, {@code rediss://…},
-     * or {@code redis-sentinel://[password@]host:port[,host:port…][/db]#masterName} (also
-     * {@code ?sentinelMasterId=masterName}) to reach the primary a set of Redis Sentinels names.
+     * {@code redis-sentinel://[password@]host:port[,host:port…][/db]#masterName} (also
+     * {@code ?sentinelMasterId=masterName}) to reach the primary a set of Redis Sentinels names, or
+     * {@code redis-cluster://[password@]host:port[,host:port…]} for a Redis Cluster found from those seed nodes.
      *
      * @throws StoreException if Redis cannot be reached or refuses the connection
      */
@@ -152,18 +162,21 @@ public final class RedisStore implements CoordinationStore {
      */
     public static RedisStore connect(RedisStoreOptions options) {
         String target = options.describe();
-        LettuceConnections connections;
+        RedisConnections connections;
         try {
-            connections = LettuceConnections.open(options.redisUri(), options.commandTimeout(),
-                    options.connectTimeout());
+            connections = options.usesCluster()
+                    ? ClusterConnections.open(options.clusterSeeds(), options.commandTimeout(),
+                            options.connectTimeout())
+                    : LettuceConnections.open(options.redisUri(), options.commandTimeout(),
+                            options.connectTimeout());
         } catch (RuntimeException e) {
             throw new StoreException("cannot reach Redis at " + target + ": " + StoreFailures.shortReason(e), e);
         }
         try {
-            RedisAsyncCommands<String, byte[]> commands = connections.commands().async();
+            RedisClusterAsyncCommands<String, byte[]> commands = connections.commands();
             long wait = options.commandTimeout().toMillis() * 2;
             commands.ping().toCompletableFuture().get(wait, TimeUnit.MILLISECONDS);
-            new ScriptRunner(commands).loadAll(Scripts.ALL).get(wait, TimeUnit.MILLISECONDS);
+            new ScriptRunner(commands, connections.sharded()).loadAll(Scripts.ALL).get(wait, TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             connections.close();
             if (e instanceof InterruptedException) {
@@ -210,7 +223,10 @@ public final class RedisStore implements CoordinationStore {
         return leaderRecordsRole;
     }
 
-    /** {@code redis://host:port/db} or {@code redis-sentinel://host:port,…/db#masterName}, without credentials. */
+    /**
+     * {@code redis://host:port/db}, {@code redis-sentinel://host:port,…/db#masterName} or
+     * {@code redis-cluster://host:port,…}, without credentials.
+     */
     @Override
     public String describe() {
         return description;
@@ -398,17 +414,23 @@ public final class RedisStore implements CoordinationStore {
         }
     }
 
-    /** The message bus role: Redis pub/sub under the key prefix. */
+    /** The message bus role: Redis pub/sub under the key prefix (sharded pub/sub on a cluster). */
     private final class BusRole implements MessageBus {
 
-        /** Publishes on {@code <keyPrefix><channel>}; completes with the number of subscribers that received it. */
+        /**
+         * Publishes on {@code <keyPrefix><channel>} ({@code SPUBLISH} on a cluster); completes with the number of
+         * subscribers that received it.
+         */
         @Override
         public CompletableFuture<Long> publish(String channel, byte[] message) {
             return call("publish", () -> failures.guard("publish to " + channel,
-                    () -> connections.commands().async().publish(options.keyPrefix() + channel, message)));
+                    () -> connections.publish(options.keyPrefix() + channel, message)));
         }
 
-        /** Subscribes to {@code <keyPrefix><channel>} on the store's shared pub/sub connection. */
+        /**
+         * Subscribes to {@code <keyPrefix><channel>} on the store's shared pub/sub connection (on a cluster, with
+         * {@code SSUBSCRIBE} on the master of the channel's slot).
+         */
         @Override
         public Subscription subscribe(String channel, Consumer<byte[]> handler) {
             return router.subscribe(options.keyPrefix() + channel, handler);

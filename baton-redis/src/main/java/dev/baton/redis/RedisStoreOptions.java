@@ -3,6 +3,7 @@ package dev.baton.redis;
 import dev.baton.core.store.EventLogStore;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
 
@@ -13,9 +14,12 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>{@code uri} (required): {@code redis://[:password@]host[:port][/db]}, {@code rediss://…} for TLS, or
  *       {@code redis-sentinel://[password@]host:port[,host:port…][/db]#masterName} (also
- *       {@code ?sentinelMasterId=masterName}) to find the primary through Redis Sentinel. With Sentinel every
- *       connection asks the Sentinels for the primary again on each reconnect, so the store follows a failover; see
- *       {@code docs/redis-sentinel.md} for what a lease promises across one.</li>
+ *       {@code ?sentinelMasterId=masterName}) to find the primary through Redis Sentinel, or
+ *       {@code redis-cluster://[password@]host:port[,host:port…]} (seed nodes) for a Redis Cluster. With Sentinel every
+ *       connection asks the Sentinels for the primary again on each reconnect, so the store follows a failover; a
+ *       cluster store follows {@code MOVED}/{@code ASK} and refreshes the cluster's topology. See
+ *       {@code docs/redis-sentinel.md} and {@code docs/redis-cluster.md} for what a lease promises across a
+ *       failover.</li>
  *   <li>{@code keyPrefix} (empty): put before every group name inside the hash tag ({@code {<prefix><group>}:master})
  *       and before every {@link RedisStore#subscribe message channel}, so several applications can share one Redis.
  *       Must not contain braces, which would move the hash tag.</li>
@@ -33,6 +37,7 @@ public final class RedisStoreOptions {
 
     private final String uri;
     private final RedisURI redisUri;
+    private final List<RedisURI> clusterSeeds;
     private final String keyPrefix;
     private final Duration commandTimeout;
     private final Duration connectTimeout;
@@ -40,9 +45,10 @@ public final class RedisStoreOptions {
     private final int acquireReplicas;
     private final Duration acquireReplicasTimeout;
 
-    private RedisStoreOptions(Builder b, RedisURI redisUri) {
+    private RedisStoreOptions(Builder b, RedisURI redisUri, List<RedisURI> clusterSeeds) {
         this.uri = b.uri;
         this.redisUri = redisUri;
+        this.clusterSeeds = clusterSeeds;
         this.keyPrefix = b.keyPrefix;
         this.commandTimeout = b.commandTimeout;
         this.connectTimeout = b.connectTimeout;
@@ -97,12 +103,22 @@ public final class RedisStoreOptions {
 
     /** Whether the primary is found through Redis Sentinel ({@code redis-sentinel://}). */
     public boolean usesSentinel() {
-        return !redisUri.getSentinels().isEmpty();
+        return redisUri != null && !redisUri.getSentinels().isEmpty();
     }
 
-    /** The parsed URI, for the store; carries the password. */
+    /** Whether the store runs on a Redis Cluster ({@code redis-cluster://}). */
+    public boolean usesCluster() {
+        return !clusterSeeds.isEmpty();
+    }
+
+    /** The parsed URI of a single server or Sentinel set, for the store; carries the password. Null for a cluster. */
     RedisURI redisUri() {
         return redisUri;
+    }
+
+    /** The seed nodes of a {@code redis-cluster://} URI, each carrying the password; empty otherwise. */
+    List<RedisURI> clusterSeeds() {
+        return clusterSeeds;
     }
 
     /**
@@ -110,6 +126,9 @@ public final class RedisStoreOptions {
      * credentials, for logs and error messages.
      */
     String describe() {
+        if (usesCluster()) {
+            return ClusterUri.describe(clusterSeeds);
+        }
         if (usesSentinel()) {
             return "redis-sentinel://" + redisUri.getSentinels().stream().map(s -> s.getHost() + ":" + s.getPort())
                     .collect(Collectors.joining(",")) + "/" + redisUri.getDatabase() + "#"
@@ -141,8 +160,9 @@ public final class RedisStoreOptions {
         private Builder() {}
 
         /**
-         * Where Redis is: {@code redis://[:password@]host[:port][/db]}, {@code rediss://…}, or
-         * {@code redis-sentinel://[password@]host:port[,host:port…][/db]#masterName}. Required.
+         * Where Redis is: {@code redis://[:password@]host[:port][/db]}, {@code rediss://…},
+         * {@code redis-sentinel://[password@]host:port[,host:port…][/db]#masterName}, or
+         * {@code redis-cluster://[password@]host:port[,host:port…]}. Required.
          */
         public Builder uri(String uri) {
             this.uri = uri;
@@ -230,14 +250,17 @@ public final class RedisStoreOptions {
                             + commandTimeout + "), was " + acquireReplicasTimeout);
                 }
             }
-            return new RedisStoreOptions(this, parse(uri));
+            if (uri.startsWith(ClusterUri.SCHEME)) {
+                return new RedisStoreOptions(this, null, ClusterUri.parse(uri));
+            }
+            return new RedisStoreOptions(this, parse(uri), List.of());
         }
 
         private static RedisURI parse(String uri) {
             boolean sentinel = uri.startsWith("redis-sentinel://");
             if (!uri.startsWith("redis://") && !uri.startsWith("rediss://") && !sentinel) {
-                throw new IllegalArgumentException("uri must start with redis://, rediss:// or redis-sentinel://, was "
-                        + withoutCredentials(uri));
+                throw new IllegalArgumentException("uri must start with redis://, rediss://, redis-sentinel:// or "
+                        + "redis-cluster://, was " + withoutCredentials(uri));
             }
             RedisURI parsed;
             try {
@@ -267,7 +290,7 @@ public final class RedisStoreOptions {
         }
 
         /** Drops a {@code user:password@} part so a bad URI can be shown in a message. */
-        private static String withoutCredentials(String uri) {
+        static String withoutCredentials(String uri) {
             return uri.replaceFirst("//[^/@]*@", "//");
         }
     }

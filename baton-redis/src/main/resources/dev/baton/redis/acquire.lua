@@ -31,5 +31,5 @@ redis.call('SET', KEYS[2], term, 'PX', ttl)
 redis.call('SET', KEYS[3], decimal(now.ms), 'PX', ttl)
 local process = stamp_process(ARGV[3], now.iso, now.iso, 'master') or ARGV[3]
 redis.call('SET', KEYS[4], process, 'PX', ttl)
-redis.call('PUBLISH', ARGV[4], 'acquired ' .. term .. ' ' .. ARGV[1])
+notify(ARGV[4], 'acquired ' .. term .. ' ' .. ARGV[1])
 return {1, term, tonumber(ttl)}

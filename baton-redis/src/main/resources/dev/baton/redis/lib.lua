@@ -1,5 +1,13 @@
+local NOTICE_COMMAND = 'PUBLISH'
+-- The line above must stay first: on a Redis Cluster the loader turns it into SPUBLISH (LuaScript.sharded), so a
+-- notice goes only to the nodes of its channel's shard, the group's own slot.
 -- Helpers shared by every Baton script. The loader prepends this file to each script, because a script cannot
 -- call another one. Everything here is local, as Redis forbids globals in scripts.
+
+-- Sends a lease or member notice on the group's channel.
+local function notify(channel, message)
+  redis.call(NOTICE_COMMAND, channel, message)
+end
 
 -- Redis before 7.0 replicates a script by re-running it, which TIME would make non-deterministic; asking for effect
 -- replication fixes that. Redis 7 always replicates effects and keeps the call as a no-op, so pcall covers both.

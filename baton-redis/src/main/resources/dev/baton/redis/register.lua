@@ -25,5 +25,5 @@ redis.call('ZADD', KEYS[2], now.ms + tonumber(ARGV[2]), ARGV[1])
 if live then
   return 0
 end
-redis.call('PUBLISH', ARGV[4], 'registered ' .. ARGV[1])
+notify(ARGV[4], 'registered ' .. ARGV[1])
 return 1

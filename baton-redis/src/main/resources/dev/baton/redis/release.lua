@@ -6,5 +6,5 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] or redis.call('GET', KEYS[2]) ~= ARGV[2
   return 0
 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
-redis.call('PUBLISH', ARGV[3], 'released ' .. ARGV[2] .. ' ' .. ARGV[1])
+notify(ARGV[3], 'released ' .. ARGV[2] .. ' ' .. ARGV[1])
 return 1

@@ -11,5 +11,5 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 if not live then
   return 0
 end
-redis.call('PUBLISH', ARGV[2], 'unregistered ' .. ARGV[1])
+notify(ARGV[2], 'unregistered ' .. ARGV[1])
 return 1

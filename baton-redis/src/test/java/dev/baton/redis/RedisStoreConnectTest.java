@@ -106,6 +106,38 @@ class RedisStoreConnectTest {
     }
 
     @Test
+    void clusterUrisNameTheSeedNodesButNeverThePassword() throws IOException {
+        RedisStoreOptions seeds = RedisStoreOptions.builder()
+                .uri("redis-cluster://s3cret@127.0.0.1:7000,127.0.0.1:7001,[::1]:7002").build();
+        assertThat(seeds.usesCluster()).isTrue();
+        assertThat(seeds.usesSentinel()).isFalse();
+        assertThat(seeds.toString()).contains("redis-cluster://127.0.0.1:7000,127.0.0.1:7001,::1:7002")
+                .doesNotContain("s3cret");
+        assertThat(RedisStoreOptions.builder().uri("redis-cluster://h:7000/").build().toString())
+                .contains("redis-cluster://h:7000");
+        assertThat(RedisStoreOptions.builder().uri("redis://h").build().usesCluster()).isFalse();
+
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis-cluster://s3cret@h:7000/2").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("a cluster has no database")
+                .hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis-cluster://s3cret@h").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed 'h' is not host:port")
+                .hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis-cluster://h:7000,h:x").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed 'h:x' has no numeric port");
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis-cluster://h:7000,").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("seed '' is not host:port");
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis-cluster://").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("names no seed node");
+
+        int port = unusedPort();
+        assertThatThrownBy(() -> RedisStore.connect("redis-cluster://s3cret@127.0.0.1:" + port))
+                .isInstanceOf(StoreException.class)
+                .hasMessageStartingWith("cannot reach Redis at redis-cluster://127.0.0.1:" + port + ": ")
+                .hasMessageNotContaining("s3cret");
+    }
+
+    @Test
     void acquireReplicasIsValidatedAgainstTheCommandTimeout() {
         RedisStoreOptions.Builder base = RedisStoreOptions.builder().uri("redis://h");
         assertThat(base.build().acquireReplicas()).isZero();

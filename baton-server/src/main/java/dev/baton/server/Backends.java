@@ -29,7 +29,7 @@ final class Backends {
 
     /** The accepted forms, for help texts and error messages. */
     static final String FORMS = "memory, redis://HOST:PORT[/DB], "
-            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, "
+            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, redis-cluster://HOST:PORT[,HOST:PORT...], "
             + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME], quorum or bully "
             + "(peer: the old name of quorum)";
 
@@ -94,7 +94,7 @@ final class Backends {
             return new InMemoryStore();
         }
         if (lower.startsWith("redis://") || lower.startsWith("rediss://")
-                || lower.startsWith("redis-sentinel://")) {
+                || lower.startsWith("redis-sentinel://") || lower.startsWith("redis-cluster://")) {
             try {
                 return RedisStore.connect(value);
             } catch (StoreException | IllegalArgumentException e) {

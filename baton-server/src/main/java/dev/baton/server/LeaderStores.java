@@ -18,13 +18,14 @@ import java.util.concurrent.TimeoutException;
 /**
  * Turns a {@code --leader-store} value into the {@link LeaderRecordStore} a {@code bully} node keeps its group's
  * leader record in: {@code standalone} (this process only), {@code file:PATH} (a file shared by the processes of one
- * machine), {@code redis://…} or {@code postgresql://…} (the stores of the other backends, on their own connections).
+ * machine), {@code redis://…}, {@code redis-cluster://…} or {@code postgresql://…} (the stores of the other
+ * backends, on their own connections).
  */
 final class LeaderStores {
 
     /** The accepted forms, for help texts and error messages. */
     static final String FORMS = "standalone, file:PATH, redis://HOST:PORT[/DB], "
-            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER or "
+            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, redis-cluster://HOST:PORT[,HOST:PORT...] or "
             + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME]";
 
     private static final Duration FIRST_READ = Duration.ofSeconds(10);
@@ -43,7 +44,8 @@ final class LeaderStores {
             return;
         }
         if (lower.startsWith("redis://") || lower.startsWith("rediss://") || lower.startsWith("redis-sentinel://")
-                || lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
+                || lower.startsWith("redis-cluster://") || lower.startsWith("postgresql://")
+                || lower.startsWith("postgres://")) {
             return;
         }
         throw unsupported(spec);
@@ -70,7 +72,7 @@ final class LeaderStores {
             } else if (lower.startsWith("file:")) {
                 store = new FileLeaderStore(file(value.substring("file:".length())));
             } else if (lower.startsWith("redis://") || lower.startsWith("rediss://")
-                    || lower.startsWith("redis-sentinel://")) {
+                    || lower.startsWith("redis-sentinel://") || lower.startsWith("redis-cluster://")) {
                 store = RedisStore.connect(value).leaderRecords();
             } else if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
                 store = PostgresStore.connect(value).leaderRecords();

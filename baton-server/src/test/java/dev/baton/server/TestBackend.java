@@ -2,7 +2,9 @@ package dev.baton.server;
 
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.testkit.PostgresServer;
+import dev.baton.testkit.RedisClusterTopology;
 import dev.baton.testkit.RedisServer;
+import java.util.stream.Collectors;
 
 /**
  * A private backend server for node process tests, so one scenario runs against every backend: the subclasses of a
@@ -32,6 +34,24 @@ interface TestBackend extends AutoCloseable {
             @Override
             public void close() {
                 server.close();
+            }
+        };
+    }
+
+    /** A private Redis Cluster (three masters with a replica each), named by all six nodes as seeds. */
+    static TestBackend redisCluster() {
+        RedisClusterTopology cluster = RedisClusterTopology.start();
+        String uri = "redis-cluster://" + cluster.seedAddresses().stream()
+                .map(a -> a.getHostString() + ":" + a.getPort()).collect(Collectors.joining(","));
+        return new TestBackend() {
+            @Override
+            public String uri() {
+                return uri;
+            }
+
+            @Override
+            public void close() {
+                cluster.close();
             }
         };
     }

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
@@ -21,7 +22,8 @@ import java.util.stream.IntStream;
  * and the binary of {@link RedisServer#binary()} suffices.
  *
  * <p>Faults and changes: {@link #killNode} / {@link #stopNode} / {@link #pauseNode} then {@link #awaitFailover},
- * {@link #restartNode}, and moving a key's slot between masters ({@link #migrateSlot}, or step by step with
+ * {@link #restartNode}, a manual failover to a replica ({@link #failover}), a replica that falls behind
+ * ({@link #pauseReplication}), and moving a key's slot between masters ({@link #migrateSlot}, or step by step with
  * {@link #beginSlotMigration} to observe {@code ASK} redirections). Everything is stopped and deleted by
  * {@link #close()}, or at JVM exit if a test forgot. Thread-safe.
  */
@@ -33,6 +35,10 @@ public final class RedisClusterTopology implements AutoCloseable {
     private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
     private static final int MIGRATE_BATCH = 100;
     private static final String MIGRATE_TIMEOUT_MILLIS = "5000";
+    /** Redis abandons a manual failover after 5 s; one not done by then is requested again. */
+    private static final Duration MANUAL_FAILOVER_RETRY = Duration.ofSeconds(6);
+    /** A password no master asks for: a replica that sends it fails its replication handshake and falls behind. */
+    private static final String LAGGING_AUTH = "baton-testkit-replication-paused";
 
     private final Path dir;
     private final List<RedisNodeProcess> nodes = new ArrayList<>();
@@ -157,6 +163,100 @@ public final class RedisClusterTopology implements AutoCloseable {
             return replacement[0] >= 0 && isSettled(slot, ids.get(replacement[0]));
         }, this::describe);
         return replacement[0];
+    }
+
+    /**
+     * A running replica of master {@code master}, by the replicas' own view (node {@code master + 3} until a
+     * failover changed the roles).
+     *
+     * @throws IllegalStateException if none runs
+     */
+    public int replicaOf(int master) {
+        node(master);
+        String masterId = ids.get(master);
+        return runningNodes().filter(i -> i != master).filter(i -> {
+            ClusterNodesView.Node self = view(i).myself();
+            return !self.isMaster() && masterId.equals(self.masterId());
+        }).findFirst().orElseThrow(() -> new IllegalStateException("master " + master + " has no running replica"));
+    }
+
+    /**
+     * A manual failover ({@code CLUSTER FAILOVER} on replica {@code replica}): the replica and its master agree on the
+     * replication offset first, so no acknowledged write is lost; the replica then serves its master's slots and the
+     * master becomes its replica. Waits until every running node agrees. Redis abandons a manual failover that did not
+     * complete within 5 s (the masters may refuse their votes, for one when they voted for a failover of the same
+     * master moments before), so it is requested again every 6 s until it completes.
+     *
+     * @return the former master's node number
+     * @throws IllegalArgumentException if {@code replica} is not a replica
+     */
+    public int failover(int replica) {
+        ClusterNodesView.Node self = view(replica).myself();
+        if (self.isMaster()) {
+            throw new IllegalArgumentException("node " + replica + " is a master, not a replica");
+        }
+        int master = ids.indexOf(self.masterId());
+        int slot = view(master).myself().slots().nextSetBit(0);
+        node(replica).call("CLUSTER", "FAILOVER");
+        long[] requested = {System.nanoTime()};
+        TopologyAwait.until("node " + replica + " to take over the slots of node " + master, SETTLE_TIMEOUT, () -> {
+            if (isMaster(replica)) {
+                return isSettled(slot, ids.get(replica));
+            }
+            if (System.nanoTime() - requested[0] > MANUAL_FAILOVER_RETRY.toNanos()) {
+                node(replica).call("CLUSTER", "FAILOVER");
+                requested[0] = System.nanoTime();
+            }
+            return false;
+        }, this::describe);
+        return master;
+    }
+
+    /**
+     * Waits (up to 30 s) until every replica of master {@code master} acknowledged all of its writes so far (each
+     * replica's offset in the master's {@code INFO replication} equals the master's offset).
+     */
+    public void awaitReplicated(int master) {
+        TopologyAwait.until("the replicas of node " + master + " to catch up", SETTLE_TIMEOUT, () -> {
+            Map<String, String> info = node(master).info("replication");
+            String offset = info.get("master_repl_offset");
+            List<String> replicas = info.entrySet().stream().filter(e -> e.getKey().matches("slave\\d+"))
+                    .map(Map.Entry::getValue).toList();
+            return !replicas.isEmpty() && replicas.stream().allMatch(r -> r.contains("offset=" + offset + ","));
+        }, this::describe);
+    }
+
+    /**
+     * Waits (up to 30 s) until node {@code replica} is a replica whose link to its master is up and whose initial
+     * synchronisation is over: after a {@link #restartNode restart}, before it can be promoted with the data.
+     */
+    public void awaitReplicaInSync(int replica) {
+        TopologyAwait.until("node " + replica + " to replicate in sync", SETTLE_TIMEOUT, () -> {
+            Map<String, String> info = node(replica).info("replication");
+            return "slave".equals(info.get("role")) && "up".equals(info.get("master_link_status"))
+                    && "0".equals(info.get("master_sync_in_progress"));
+        }, this::describe);
+    }
+
+    /**
+     * Cuts replica {@code replica} off its master's replication stream while it keeps answering: it falls behind,
+     * as a lagging replica does, and may still be promoted (replicas always stand for election here). Undo with
+     * {@link #resumeReplication}.
+     *
+     * @throws IllegalStateException if the node is not a replica
+     */
+    public void pauseReplication(int replica) {
+        RedisNodeProcess node = node(replica);
+        if (view(replica).myself().isMaster()) {
+            throw new IllegalStateException(node + " is not a replica");
+        }
+        node.call("CONFIG", "SET", "masterauth", LAGGING_AUTH);
+        node.call("CLIENT", "KILL", "TYPE", "master");
+    }
+
+    /** Lets a replica {@link #pauseReplication paused} earlier reconnect to its master (Redis retries every second). */
+    public void resumeReplication(int replica) {
+        node(replica).call("CONFIG", "SET", "masterauth", "");
     }
 
     /**

@@ -64,4 +64,29 @@ class RedisClusterTopologyTest {
         }
         assertThat(seeds).noneMatch(address -> RespProbe.ping(address.getHostString(), address.getPort(), PROBE));
     }
+
+    @Test
+    void aManualFailoverSwapsAMasterAndItsReplicaAndAPausedReplicaFallsBehind() {
+        try (RedisClusterTopology cluster = RedisClusterTopology.start()) {
+            int master = cluster.masterOf(KEY);
+            int replica = cluster.replicaOf(master);
+            assertThat(replica).isEqualTo(master + 3);
+            assertThat(cluster.command(master, "SET", KEY, "v1")).isEqualTo("OK");
+            cluster.awaitReplicated(master);
+
+            assertThat(cluster.failover(replica)).isEqualTo(master);
+            assertThat(cluster.masterOf(KEY)).isEqualTo(replica);
+            assertThat(cluster.command(replica, "GET", KEY)).isEqualTo("v1");
+            assertThat(cluster.replicaOf(replica)).isEqualTo(master);
+            cluster.awaitReplicaInSync(master);
+            assertThatThrownBy(() -> cluster.failover(replica)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("is a master");
+
+            cluster.pauseReplication(master);
+            assertThat(cluster.command(replica, "SET", KEY, "v2")).isEqualTo("OK");
+            assertThat(cluster.command(replica, "WAIT", "1", "300")).isEqualTo(0L);
+            cluster.resumeReplication(master);
+            await().atMost(GENEROUS).until(() -> cluster.command(replica, "WAIT", "1", "300").equals(1L));
+        }
+    }
 }

@@ -6,33 +6,32 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.protocol.ProtocolVersion;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * The Lettuce objects behind one store: its own {@link ClientResources} (so closing the store leaves no threads), a
- * client configured to fail fast, a command connection and a pub/sub connection. Keys are UTF-8 strings, values raw
- * bytes.
+ * The Lettuce objects behind a store on one server or a Sentinel-watched primary: its own {@link ClientResources} (so
+ * closing the store leaves no threads), a client configured to fail fast, a command connection and a pub/sub
+ * connection. Keys are UTF-8 strings, values raw bytes.
  *
  * <p>Failure behaviour, chosen for an election that must notice trouble before its lease runs out: every command
  * times out after the command timeout; while disconnected, commands are rejected at once instead of queued; at most
  * {@value #REQUEST_QUEUE_SIZE} commands may be in flight; reconnects are automatic, backing off from 10 ms to 1 s.
  */
-public final class LettuceConnections implements AutoCloseable {
+public final class LettuceConnections implements RedisConnections {
 
     /** Bounds the commands awaiting replies, so a hung server cannot absorb unbounded work. */
     public static final int REQUEST_QUEUE_SIZE = 10_000;
 
-    private static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
-    private static final Duration SHUTDOWN_TIMEOUT = Duration.ofSeconds(2);
+    /** Keys as UTF-8 strings, values as raw bytes. */
+    static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);
 
     private final ClientResources resources;
     private final RedisClient client;
@@ -52,12 +51,7 @@ public final class LettuceConnections implements AutoCloseable {
      * created so far is shut down before the exception propagates.
      */
     public static LettuceConnections open(RedisURI uri, Duration commandTimeout, Duration connectTimeout) {
-        ClientResources resources = DefaultClientResources.builder()
-                .ioThreadPoolSize(2)
-                .computationThreadPoolSize(2)
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
-                        TimeUnit.MILLISECONDS))
-                .build();
+        ClientResources resources = LettuceResources.create();
         RedisURI target = withTimeout(uri, commandTimeout);
         RedisClient client = RedisClient.create(resources, target);
         client.setOptions(ClientOptions.builder()
@@ -77,7 +71,7 @@ public final class LettuceConnections implements AutoCloseable {
             if (commands != null) {
                 commands.close();
             }
-            shutdown(client, resources);
+            LettuceResources.shutdown(client, resources);
             throw e;
         }
     }
@@ -97,16 +91,30 @@ public final class LettuceConnections implements AutoCloseable {
         return builder.build();
     }
 
-    public StatefulRedisConnection<String, byte[]> commands() {
-        return commands;
+    @Override
+    public RedisClusterAsyncCommands<String, byte[]> commands() {
+        return commands.async();
     }
 
-    public StatefulRedisPubSubConnection<String, byte[]> pubSub() {
-        return pubSub;
+    /** The command connection: every write goes over it. */
+    @Override
+    public CompletableFuture<RedisClusterAsyncCommands<String, byte[]>> writerOf(String key) {
+        return CompletableFuture.completedFuture(commands.async());
     }
 
-    public ClientResources resources() {
-        return resources;
+    @Override
+    public CompletableFuture<Long> publish(String channel, byte[] message) {
+        return commands.async().publish(channel, message).toCompletableFuture();
+    }
+
+    @Override
+    public ChannelRouter router(StoreFailures failures) {
+        return new PubSubRouter(pubSub, resources.eventExecutorGroup(), failures);
+    }
+
+    @Override
+    public boolean sharded() {
+        return false;
     }
 
     /** Closes both connections and shuts the client and its resources down; waits up to a few seconds. */
@@ -116,16 +124,7 @@ public final class LettuceConnections implements AutoCloseable {
             pubSub.close();
             commands.close();
         } finally {
-            shutdown(client, resources);
-        }
-    }
-
-    private static void shutdown(RedisClient client, ClientResources resources) {
-        try {
-            client.shutdown(Duration.ZERO, SHUTDOWN_TIMEOUT);
-        } finally {
-            resources.shutdown(0, SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).awaitUninterruptibly(
-                    SHUTDOWN_TIMEOUT.toMillis());
+            LettuceResources.shutdown(client, resources);
         }
     }
 }

@@ -20,11 +20,27 @@ public record LuaScript(String name, String source, String sha) {
 
     private static final String FOLDER = "/dev/baton/redis/";
     private static final String LIBRARY = "lib";
+    /** The first line of {@code lib.lua}: how {@code notify} sends a notice. */
+    private static final String PUBLISH_LINE = "local NOTICE_COMMAND = 'PUBLISH'";
+    private static final String SHARDED_PUBLISH_LINE = "local NOTICE_COMMAND = 'SPUBLISH'";
 
     /** Reads {@code <name>.lua} and prepends the shared helpers. */
     public static LuaScript load(String name) {
         String source = read(LIBRARY) + "\n" + read(name);
         return new LuaScript(name, source, sha1(source));
+    }
+
+    /**
+     * This script with its notices sent by {@code SPUBLISH} instead of {@code PUBLISH}, for a Redis Cluster: a
+     * sharded message goes only to the nodes of the channel's shard (the group's, since notice channels carry the
+     * group's hash tag) instead of every node of the cluster.
+     */
+    public LuaScript sharded() {
+        if (!source.startsWith(PUBLISH_LINE)) {
+            throw new IllegalStateException("lib.lua must start with " + PUBLISH_LINE + " for script " + name);
+        }
+        String variant = SHARDED_PUBLISH_LINE + source.substring(PUBLISH_LINE.length());
+        return new LuaScript(name, variant, sha1(variant));
     }
 
     private static String read(String name) {

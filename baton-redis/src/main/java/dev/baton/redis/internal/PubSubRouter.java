@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * the router keeps retrying it in the background while the channel has handlers, so a watcher started during an
  * outage still receives notices once Redis is back.
  */
-public final class PubSubRouter implements AutoCloseable {
+public final class PubSubRouter implements ChannelRouter {
 
     private static final Logger log = LoggerFactory.getLogger(PubSubRouter.class);
     private static final long RETRY_MILLIS = 1000;
@@ -54,6 +54,7 @@ public final class PubSubRouter implements AutoCloseable {
     }
 
     /** Delivers every message on {@code channel} to {@code handler} until the returned subscription is closed. */
+    @Override
     public synchronized Subscription subscribe(String channel, Consumer<byte[]> handler) {
         if (closed) {
             CompletableFuture<Void> failed = CompletableFuture.failedFuture(

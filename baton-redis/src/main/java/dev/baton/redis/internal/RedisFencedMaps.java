@@ -6,7 +6,7 @@ import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.StoreException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -23,11 +23,11 @@ import java.util.concurrent.CompletableFuture;
 public final class RedisFencedMaps {
 
     private final ScriptRunner scripts;
-    private final RedisAsyncCommands<String, byte[]> commands;
+    private final RedisClusterAsyncCommands<String, byte[]> commands;
     private final String keyPrefix;
     private final StoreFailures failures;
 
-    public RedisFencedMaps(ScriptRunner scripts, RedisAsyncCommands<String, byte[]> commands, String keyPrefix,
+    public RedisFencedMaps(ScriptRunner scripts, RedisClusterAsyncCommands<String, byte[]> commands, String keyPrefix,
             StoreFailures failures) {
         this.scripts = scripts;
         this.commands = commands;

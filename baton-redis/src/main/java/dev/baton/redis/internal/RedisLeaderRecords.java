@@ -6,7 +6,7 @@ import dev.baton.core.store.LeaderRecord;
 import dev.baton.core.store.LeaderRecordWrite;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -19,12 +19,12 @@ import java.util.concurrent.CompletableFuture;
 public final class RedisLeaderRecords {
 
     private final ScriptRunner scripts;
-    private final RedisAsyncCommands<String, byte[]> commands;
+    private final RedisClusterAsyncCommands<String, byte[]> commands;
     private final String keyPrefix;
     private final StoreFailures failures;
 
-    public RedisLeaderRecords(ScriptRunner scripts, RedisAsyncCommands<String, byte[]> commands, String keyPrefix,
-            StoreFailures failures) {
+    public RedisLeaderRecords(ScriptRunner scripts, RedisClusterAsyncCommands<String, byte[]> commands,
+            String keyPrefix, StoreFailures failures) {
         this.scripts = scripts;
         this.commands = commands;
         this.keyPrefix = keyPrefix;

@@ -47,7 +47,8 @@ public final class RedisLeases {
                     utf8(candidate.id()), utf8(millis(ttl)), codec.encode(candidate.withRole(Role.LEADER)),
                     utf8(k.noticesChannel()))
                     .thenApply(RedisLeases::acquireResult);
-            return acknowledgement.await("acquire", granted, result -> result instanceof AcquireResult.Granted);
+            return acknowledgement.await("acquire", k.master(), granted,
+                    result -> result instanceof AcquireResult.Granted);
         });
     }
 
@@ -59,7 +60,7 @@ public final class RedisLeases {
             CompletableFuture<Boolean> renewed = scripts.<Long>run(Scripts.RENEW, ScriptOutputType.INTEGER, keys,
                     utf8(nodeId), utf8(Long.toString(term)), utf8(millis(ttl)))
                     .thenApply(reply -> reply == 1L);
-            return acknowledgement.await("renew", renewed, Boolean::booleanValue);
+            return acknowledgement.await("renew", k.master(), renewed, Boolean::booleanValue);
         });
     }
 

@@ -5,7 +5,7 @@ import static dev.baton.redis.internal.Replies.utf8;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -32,12 +32,12 @@ public final class RedisRegistry {
     private static final Logger log = LoggerFactory.getLogger(RedisRegistry.class);
 
     private final ScriptRunner scripts;
-    private final RedisAsyncCommands<String, byte[]> commands;
+    private final RedisClusterAsyncCommands<String, byte[]> commands;
     private final NodeInfoCodec codec;
     private final String keyPrefix;
     private final StoreFailures failures;
 
-    public RedisRegistry(ScriptRunner scripts, RedisAsyncCommands<String, byte[]> commands, NodeInfoCodec codec,
+    public RedisRegistry(ScriptRunner scripts, RedisClusterAsyncCommands<String, byte[]> commands, NodeInfoCodec codec,
             String keyPrefix, StoreFailures failures) {
         this.scripts = scripts;
         this.commands = commands;

@@ -1,7 +1,6 @@
 package dev.baton.redis.internal;
 
 import dev.baton.core.store.StoreException;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
@@ -15,30 +14,30 @@ import java.util.function.Predicate;
  */
 public final class ReplicaAcknowledgement {
 
-    private final RedisAsyncCommands<String, byte[]> commands;
+    private final RedisConnections connections;
     private final int replicas;
     private final Duration timeout;
     private final String target;
 
     /**
-     * @param commands the connection the lease scripts run on
-     * @param replicas how many replicas must acknowledge; 0 waits for none
-     * @param timeout  how long {@code WAIT} may take
-     * @param target   the store as shown in messages, without credentials
+     * @param connections the connections the lease scripts run on; {@code WAIT} goes to the one that wrote the key
+     * @param replicas    how many replicas must acknowledge; 0 waits for none
+     * @param timeout     how long {@code WAIT} may take
+     * @param target      the store as shown in messages, without credentials
      */
-    public ReplicaAcknowledgement(RedisAsyncCommands<String, byte[]> commands, int replicas, Duration timeout,
-            String target) {
-        this.commands = commands;
+    public ReplicaAcknowledgement(RedisConnections connections, int replicas, Duration timeout, String target) {
+        this.connections = connections;
         this.replicas = replicas;
         this.timeout = timeout;
         this.target = target;
     }
 
     /**
-     * {@code reply}, once enough replicas acknowledged it when {@code wrote} says the primary applied a write;
-     * otherwise a {@link StoreException} naming {@code operation} and how many replicas answered.
+     * {@code reply}, once enough replicas acknowledged it when {@code wrote} says the primary applied a write of
+     * {@code key}; otherwise a {@link StoreException} naming {@code operation} and how many replicas answered.
      */
-    public <T> CompletableFuture<T> await(String operation, CompletableFuture<T> reply, Predicate<T> wrote) {
+    public <T> CompletableFuture<T> await(String operation, String key, CompletableFuture<T> reply,
+            Predicate<T> wrote) {
         if (replicas == 0) {
             return reply;
         }
@@ -46,7 +45,8 @@ public final class ReplicaAcknowledgement {
             if (!wrote.test(value)) {
                 return CompletableFuture.completedFuture(value);
             }
-            return commands.waitForReplication(replicas, Math.max(1, timeout.toMillis())).toCompletableFuture()
+            return connections.writerOf(key).thenCompose(writer -> writer.waitForReplication(replicas,
+                            Math.max(1, timeout.toMillis())).toCompletableFuture())
                     .thenApply(acknowledged -> {
                         if (acknowledged < replicas) {
                             throw new StoreException(operation + " on " + target + " was applied on the primary but "

@@ -2,28 +2,45 @@ package dev.baton.redis.internal;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * Runs the store's Lua scripts by digest ({@code EVALSHA}), so each call sends a 40-byte digest instead of the
  * source. A server that forgot a script (restart, {@code SCRIPT FLUSH}, failover to a replica) answers
- * {@code NOSCRIPT}; the runner then loads the script again and retries once.
+ * {@code NOSCRIPT}; the runner then loads the script again and retries once. On a Redis Cluster the runner runs the
+ * {@linkplain LuaScript#sharded() sharded} variant of every script, which sends its notices with {@code SPUBLISH}, and
+ * {@code SCRIPT LOAD} goes to every node.
  */
 public final class ScriptRunner {
 
-    private final RedisAsyncCommands<String, byte[]> commands;
+    private final RedisClusterAsyncCommands<String, byte[]> commands;
+    private final Map<String, LuaScript> variants;
 
-    public ScriptRunner(RedisAsyncCommands<String, byte[]> commands) {
+    /** A runner of the scripts as written, sending notices with {@code PUBLISH}. */
+    public ScriptRunner(RedisClusterAsyncCommands<String, byte[]> commands) {
+        this(commands, false);
+    }
+
+    /**
+     * @param sharded whether to run every script's {@linkplain LuaScript#sharded() sharded} variant (on a cluster)
+     */
+    public ScriptRunner(RedisClusterAsyncCommands<String, byte[]> commands, boolean sharded) {
         this.commands = commands;
+        this.variants = Scripts.ALL.stream().collect(Collectors.toUnmodifiableMap(LuaScript::name,
+                sharded ? LuaScript::sharded : Function.identity()));
     }
 
     /** Loads every script with {@code SCRIPT LOAD}; fails if the server computes a different digest. */
     public CompletableFuture<Void> loadAll(List<LuaScript> scripts) {
-        CompletableFuture<?>[] loads = scripts.stream().map(this::load).toArray(CompletableFuture[]::new);
+        CompletableFuture<?>[] loads = scripts.stream().map(this::variant).map(this::load)
+                .toArray(CompletableFuture[]::new);
         return CompletableFuture.allOf(loads);
     }
 
@@ -31,7 +48,8 @@ public final class ScriptRunner {
      * Runs {@code script} with {@code keys} and {@code args}; the reply has the shape {@code type} describes
      * (integers as {@link Long}, bulk strings as {@code byte[]}, arrays as lists).
      */
-    public <T> CompletableFuture<T> run(LuaScript script, ScriptOutputType type, String[] keys, byte[]... args) {
+    public <T> CompletableFuture<T> run(LuaScript written, ScriptOutputType type, String[] keys, byte[]... args) {
+        LuaScript script = variant(written);
         CompletableFuture<T> result = new CompletableFuture<>();
         this.<T>evalsha(script, type, keys, args).whenComplete((value, error) -> {
             if (error == null) {
@@ -50,6 +68,10 @@ public final class ScriptRunner {
             }
         });
         return result;
+    }
+
+    private LuaScript variant(LuaScript written) {
+        return variants.getOrDefault(written.name(), written);
     }
 
     private <T> CompletionStage<T> evalsha(LuaScript script, ScriptOutputType type, String[] keys, byte[]... args) {

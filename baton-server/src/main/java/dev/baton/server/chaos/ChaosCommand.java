@@ -32,14 +32,15 @@ import picocli.CommandLine.Option;
             "the trial and the seed that replays it), 2 on a usage error."})
 public final class ChaosCommand implements Callable<Integer> {
 
-    private static final List<String> BACKENDS = List.of("redis", "postgresql", "quorum", "bully");
+    private static final List<String> BACKENDS = List.of("redis", "redis-cluster", "postgresql", "quorum",
+            "bully");
 
     /** The quorum backend's old name, still accepted (the bully election is a peer protocol too). */
     private static final String OLD_QUORUM_NAME = "peer";
 
     @Option(names = "--backend", required = true, paramLabel = "NAME",
-            description = "redis, postgresql (private servers on loopback, started and stopped by the run), quorum or "
-                    + "bully (no server; peer is the old name of quorum).")
+            description = "redis, redis-cluster, postgresql (private servers on loopback, started and stopped by the "
+                    + "run), quorum or bully (no server; peer is the old name of quorum).")
     String backend;
 
     @Option(names = "--trials", paramLabel = "N", defaultValue = "100",
@@ -141,6 +142,7 @@ public final class ChaosCommand implements Callable<Integer> {
         try {
             target = switch (settings.backend()) {
                 case "redis" -> new RedisTarget(settings.nodes(), StoreTimings.chaos());
+                case "redis-cluster" -> new RedisClusterTarget(StoreTimings.chaos(), ChaosRun.GROUP);
                 case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
                 case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir());
                 default -> throw new IllegalArgumentException(settings.backend());

@@ -32,7 +32,8 @@ final class ChaosRun implements AutoCloseable {
     /** How long the harness keeps reading a work item back before it records that it could not. */
     private static final Duration READ_BACK = Duration.ofSeconds(10);
     private static final long POLL_NANOS = Duration.ofMillis(10).toNanos();
-    private static final String GROUP = "chaos";
+    /** The group every node runs in; a target whose faults aim at the group's data (its cluster slot) needs it. */
+    static final String GROUP = "chaos";
     private static final long FENCED_WRITE_INTERVAL_MS = 100;
 
     private final ChaosRunSettings settings;
@@ -225,6 +226,17 @@ final class ChaosRun implements AutoCloseable {
                         items);
                 target.heal(fault);
                 return Fault.on(node, System.nanoTime());
+            }
+            case CLUSTER_MASTER_KILL, CLUSTER_FAILOVER, CLUSTER_SLOT_MIGRATION -> {
+                // Another node comes to serve the group while the nodes run; half the time the lease also changes
+                // hands meanwhile, so a term is issued on the node that serves the group next.
+                target.inject(fault, victim, Duration.ZERO);
+                if (random.nextBoolean()) {
+                    releaseLeader();
+                }
+                hold(between(random, 500, 2000), items);
+                target.heal(fault);
+                return Fault.onStore(System.nanoTime());
             }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }

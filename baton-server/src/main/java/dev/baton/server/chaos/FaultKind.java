@@ -37,7 +37,20 @@ enum FaultKind {
     /** One node is cut off from the others (serverless backends). */
     PARTITION_ONE("partition-one", false, true),
     /** Two nodes are cut off from the others and from each other (serverless backends). */
-    PARTITION_TWO("partition-two", false, true);
+    PARTITION_TWO("partition-two", false, true),
+    // Redis Cluster: the node that serves the group's slot changes under the running nodes.
+    /**
+     * The master serving the group's slot is killed (SIGKILL) and its replica promoted; the old master restarts as a
+     * replica when the fault heals. Replication is asynchronous, so acknowledged writes may be lost.
+     */
+    CLUSTER_MASTER_KILL("cluster-master-kill", true, false),
+    /** A manual failover ({@code CLUSTER FAILOVER}) hands the group's slot to the master's replica, losing nothing. */
+    CLUSTER_FAILOVER("cluster-failover", false, false),
+    /**
+     * The group's slot moves to another master: {@code SETSLOT MIGRATING/IMPORTING} when the fault starts, the keys
+     * {@code MIGRATE}d and {@code SETSLOT NODE} when it heals; in between the slot is half moved.
+     */
+    CLUSTER_SLOT_MIGRATION("cluster-slot-migration", false, false);
 
     private final String wireName;
     private final boolean canLoseData;

@@ -43,7 +43,8 @@ class ChaosBackendNamesTest {
         ChaosCommand command = (ChaosCommand) cli.parseArgs("chaos", "--backend", backend).subcommand()
                 .commandSpec().userObject();
 
-        assertThatThrownBy(command::call).hasMessageContaining("expected one of redis, postgresql, quorum, bully")
+        assertThatThrownBy(command::call)
+                .hasMessageContaining("expected one of redis, redis-cluster, postgresql, quorum, bully")
                 .hasMessageContaining("peer: the old name of quorum").hasMessageContaining(backend);
     }
 }

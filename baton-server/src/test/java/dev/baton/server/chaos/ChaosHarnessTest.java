@@ -28,7 +28,7 @@ class ChaosHarnessTest {
     Path dir;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"redis", "postgresql", "peer", "bully"})
+    @ValueSource(strings = {"redis", "redis-cluster", "postgresql", "peer", "bully"})
     void aFixedSetOfTrialsOnRealProcessesViolatesNoSafetyProperty(String backend) {
         ChaosRunSettings settings = new ChaosRunSettings(backend, TRIALS, SEED, 3, false, Optional.empty(), List.of(),
                 true, dir);
