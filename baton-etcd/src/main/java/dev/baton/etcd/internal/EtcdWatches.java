@@ -1,0 +1,100 @@
+package dev.baton.etcd.internal;
+
+import dev.baton.core.store.Subscription;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns etcd watches into {@link Subscription}s: every watch asks for the previous value of changed keys (so a
+ * deletion still says whose lease it was) and for etcd's created notice, which completes {@link Subscription#ready()}.
+ * jetcd resumes a watch from its last revision on another member when its member fails, so no change is skipped
+ * across a member loss unless etcd compacted past it meanwhile.
+ */
+public final class EtcdWatches {
+
+    private static final Logger log = LoggerFactory.getLogger(EtcdWatches.class);
+
+    private final Watch watch;
+    private final String target;
+
+    public EtcdWatches(Watch watch, String target) {
+        this.watch = watch;
+        this.target = target;
+    }
+
+    /**
+     * Watches {@code key} (or every key under it, with {@code prefix}) and hands each event to {@code handler} on
+     * jetcd's thread, until the subscription is closed. A handler's exception is logged and the watch goes on.
+     */
+    public Subscription watch(ByteSequence key, boolean prefix, Consumer<WatchEvent> handler) {
+        return new EtcdSubscription(key, prefix, handler);
+    }
+
+    private final class EtcdSubscription implements Subscription {
+
+        private final CompletableFuture<Void> ready = new CompletableFuture<>();
+        private final AtomicBoolean closed = new AtomicBoolean();
+        private final Watch.Watcher watcher;
+        private final String key;
+
+        EtcdSubscription(ByteSequence key, boolean prefix, Consumer<WatchEvent> handler) {
+            this.key = GroupKeys.text(key);
+            WatchOption.Builder option = WatchOption.builder().withPrevKV(true).withCreateNotify(true);
+            if (prefix) {
+                option.isPrefix(true);
+            }
+            this.watcher = watch.watch(key, option.build(), new Watch.Listener() {
+                @Override
+                public void onNext(WatchResponse response) {
+                    if (response.isCreatedNotify()) {
+                        ready.complete(null);
+                    }
+                    for (WatchEvent event : response.getEvents()) {
+                        if (closed.get()) {
+                            return;
+                        }
+                        try {
+                            handler.accept(event);
+                        } catch (RuntimeException e) {
+                            log.warn("Watch handler for {} failed", EtcdSubscription.this.key, e);
+                        }
+                    }
+                }
+
+                @Override
+                public void onError(Throwable error) {
+                    if (!closed.get()) {
+                        log.warn("Watch of {} on {} ended: {}", EtcdSubscription.this.key, target,
+                                EtcdCalls.shortReason(error));
+                    }
+                    ready.completeExceptionally(error);
+                }
+
+                @Override
+                public void onCompleted() {
+                    ready.completeExceptionally(new IllegalStateException("watch closed"));
+                }
+            });
+        }
+
+        @Override
+        public CompletableFuture<Void> ready() {
+            return ready;
+        }
+
+        @Override
+        public void close() {
+            if (closed.compareAndSet(false, true)) {
+                watcher.close();
+            }
+        }
+    }
+}
