@@ -2,6 +2,7 @@ package dev.baton.server;
 
 import dev.baton.core.store.LeaderRecordStore;
 import dev.baton.core.store.StoreException;
+import dev.baton.etcd.EtcdStore;
 import dev.baton.peer.bully.FileLeaderStore;
 import dev.baton.peer.bully.StandaloneLeaderStore;
 import dev.baton.postgres.PostgresStore;
@@ -24,8 +25,9 @@ final class LeaderStores {
 
     /** The accepted forms, for help texts and error messages. */
     static final String FORMS = "standalone, file:PATH, redis://HOST:PORT[/DB], "
-            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER or "
-            + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME]";
+            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, "
+            + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME] or "
+            + "etcd://HOST:PORT[,HOST:PORT...][/PREFIX]";
 
     private static final Duration FIRST_READ = Duration.ofSeconds(10);
 
@@ -43,7 +45,8 @@ final class LeaderStores {
             return;
         }
         if (lower.startsWith("redis://") || lower.startsWith("rediss://") || lower.startsWith("redis-sentinel://")
-                || lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
+                || lower.startsWith("postgresql://") || lower.startsWith("postgres://")
+                || lower.startsWith("etcd://")) {
             return;
         }
         throw unsupported(spec);
@@ -74,6 +77,8 @@ final class LeaderStores {
                 store = RedisStore.connect(value).leaderRecords();
             } else if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
                 store = PostgresStore.connect(value).leaderRecords();
+            } else if (lower.startsWith("etcd://")) {
+                store = EtcdStore.connect(value).leaderRecords();
             } else {
                 throw unsupported(value);
             }

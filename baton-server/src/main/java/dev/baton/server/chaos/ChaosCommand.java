@@ -15,8 +15,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code baton chaos}: the fault harness. Runs real {@code baton node} processes on a backend (private Redis or
- * PostgreSQL servers started on loopback, or no server at all), injects a random fault per trial, records what every
+ * {@code baton chaos}: the fault harness. Runs real {@code baton node} processes on a backend (private Redis,
+ * PostgreSQL or etcd servers started on loopback, or no server at all), injects a random fault per trial, records what every
  * node did and checks the history: at most one holder per term, terms rising in the order they were acquired, no
  * write accepted under a term lower than one already accepted, acknowledged work items readable after healing, and a
  * leader within the documented bound after healing.
@@ -32,14 +32,14 @@ import picocli.CommandLine.Option;
             "the trial and the seed that replays it), 2 on a usage error."})
 public final class ChaosCommand implements Callable<Integer> {
 
-    private static final List<String> BACKENDS = List.of("redis", "postgresql", "quorum", "bully");
+    private static final List<String> BACKENDS = List.of("redis", "postgresql", "etcd", "quorum", "bully");
 
     /** The quorum backend's old name, still accepted (the bully election is a peer protocol too). */
     private static final String OLD_QUORUM_NAME = "peer";
 
     @Option(names = "--backend", required = true, paramLabel = "NAME",
-            description = "redis, postgresql (private servers on loopback, started and stopped by the run), quorum or "
-                    + "bully (no server; peer is the old name of quorum).")
+            description = "redis, postgresql, etcd (private servers on loopback, started and stopped by the run; etcd: "
+                    + "a three-member cluster), quorum or bully (no server; peer is the old name of quorum).")
     String backend;
 
     @Option(names = "--trials", paramLabel = "N", defaultValue = "100",
@@ -142,13 +142,14 @@ public final class ChaosCommand implements Callable<Integer> {
             target = switch (settings.backend()) {
                 case "redis" -> new RedisTarget(settings.nodes(), StoreTimings.chaos());
                 case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
+                case "etcd" -> new EtcdTarget(StoreTimings.chaos());
                 case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir());
                 default -> throw new IllegalArgumentException(settings.backend());
             };
         } catch (IllegalStateException e) {
             // The private servers come from the binaries on PATH (redis-server; initdb and postgres).
             throw CliError.usage("chaos --backend " + settings.backend() + " starts its own private server and "
-                    + "could not: " + e.getMessage() + " (install redis-server or PostgreSQL, e.g. with apt-get)");
+                    + "could not: " + e.getMessage() + " (install redis-server, PostgreSQL or etcd-server, e.g. with apt-get)");
         }
         List<FaultKind> unsupported = settings.faults().stream().filter(f -> !target.faults().contains(f)).toList();
         if (!unsupported.isEmpty()) {

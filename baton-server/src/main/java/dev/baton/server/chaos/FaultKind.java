@@ -37,7 +37,11 @@ enum FaultKind {
     /** One node is cut off from the others (serverless backends). */
     PARTITION_ONE("partition-one", false, true),
     /** Two nodes are cut off from the others and from each other (serverless backends). */
-    PARTITION_TWO("partition-two", false, true);
+    PARTITION_TWO("partition-two", false, true),
+    /** One etcd member that does not lead is killed (SIGKILL); it starts again with its data when the fault heals. */
+    ETCD_MEMBER_KILL("etcd-member-kill", false, false),
+    /** The etcd leader is killed (SIGKILL) and the others elect one; it starts again with its data on heal. */
+    ETCD_LEADER_KILL("etcd-leader-kill", false, false);
 
     private final String wireName;
     private final boolean canLoseData;
