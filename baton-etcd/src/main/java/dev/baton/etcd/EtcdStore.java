@@ -194,7 +194,11 @@ public final class EtcdStore implements CoordinationStore {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            client.close();
+            try {
+                watches.closeAll();
+            } finally {
+                client.close();
+            }
         }
     }
 

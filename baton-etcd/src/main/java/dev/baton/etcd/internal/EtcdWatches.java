@@ -6,7 +6,10 @@ import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -24,6 +27,7 @@ public final class EtcdWatches {
 
     private final Watch watch;
     private final String target;
+    private final Set<EtcdSubscription> open = ConcurrentHashMap.newKeySet();
 
     public EtcdWatches(Watch watch, String target) {
         this.watch = watch;
@@ -35,7 +39,14 @@ public final class EtcdWatches {
      * jetcd's thread, until the subscription is closed. A handler's exception is logged and the watch goes on.
      */
     public Subscription watch(ByteSequence key, boolean prefix, Consumer<WatchEvent> handler) {
-        return new EtcdSubscription(key, prefix, handler);
+        EtcdSubscription subscription = new EtcdSubscription(key, prefix, handler);
+        open.add(subscription);
+        return subscription;
+    }
+
+    /** Closes every subscription still open: the store is closing, and their watches end with its client. */
+    public void closeAll() {
+        List.copyOf(open).forEach(EtcdSubscription::close);
     }
 
     private final class EtcdSubscription implements Subscription {
@@ -93,6 +104,7 @@ public final class EtcdWatches {
         @Override
         public void close() {
             if (closed.compareAndSet(false, true)) {
+                open.remove(this);
                 watcher.close();
             }
         }
