@@ -19,7 +19,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * Turns a {@code --leader-store} value into the {@link LeaderRecordStore} a {@code bully} node keeps its group's
  * leader record in: {@code standalone} (this process only), {@code file:PATH} (a file shared by the processes of one
- * machine), {@code redis://…} or {@code postgresql://…} (the stores of the other backends, on their own connections).
+ * machine), {@code redis://…}, {@code postgresql://…} or {@code etcd://…} (the stores of the other backends, on
+ * their own connections).
  */
 final class LeaderStores {
 

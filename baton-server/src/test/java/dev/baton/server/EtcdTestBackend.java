@@ -1,6 +1,7 @@
 package dev.baton.server;
 
 import dev.baton.testkit.EtcdCluster;
+import org.junit.jupiter.api.Assumptions;
 import java.util.stream.Collectors;
 
 /** A private three-member etcd cluster as a {@link TestBackend}: {@code etcd://} with every member's address. */
@@ -12,7 +13,10 @@ final class EtcdTestBackend implements TestBackend {
         this.etcd = etcd;
     }
 
+    /** Starts the cluster; skips the calling test, with the reason, where etcd is not installed. */
     static EtcdTestBackend start() {
+        Assumptions.assumeTrue(EtcdCluster.whyUnavailable().isEmpty(),
+                () -> EtcdCluster.whyUnavailable().orElseThrow());
         return new EtcdTestBackend(EtcdCluster.start());
     }
 

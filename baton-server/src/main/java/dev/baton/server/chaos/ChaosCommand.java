@@ -16,10 +16,10 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code baton chaos}: the fault harness. Runs real {@code baton node} processes on a backend (private Redis,
- * PostgreSQL or etcd servers started on loopback, or no server at all), injects a random fault per trial, records what every
- * node did and checks the history: at most one holder per term, terms rising in the order they were acquired, no
- * write accepted under a term lower than one already accepted, acknowledged work items readable after healing, and a
- * leader within the documented bound after healing.
+ * PostgreSQL or etcd servers started on loopback, or no server at all), injects a random fault per trial, records
+ * what every node did and checks the history: at most one holder per term, terms rising in the order they were
+ * acquired, no write accepted under a term lower than one already accepted, acknowledged work items readable after
+ * healing, and a leader within the documented bound after healing.
  */
 @Command(
         name = "chaos",
@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
             "the trial and the seed that replays it), 2 on a usage error."})
 public final class ChaosCommand implements Callable<Integer> {
 
-    private static final List<String> BACKENDS = List.of("redis", "postgresql", "etcd", "quorum", "bully");
+    private static final List<String> BACKENDS = List.of("redis", "postgresql", "quorum", "bully", "etcd");
 
     /** The quorum backend's old name, still accepted (the bully election is a peer protocol too). */
     private static final String OLD_QUORUM_NAME = "peer";
@@ -147,9 +147,10 @@ public final class ChaosCommand implements Callable<Integer> {
                 default -> throw new IllegalArgumentException(settings.backend());
             };
         } catch (IllegalStateException e) {
-            // The private servers come from the binaries on PATH (redis-server; initdb and postgres).
+            // The private servers come from the binaries on PATH (redis-server; initdb and postgres; etcd).
             throw CliError.usage("chaos --backend " + settings.backend() + " starts its own private server and "
-                    + "could not: " + e.getMessage() + " (install redis-server, PostgreSQL or etcd-server, e.g. with apt-get)");
+                    + "could not: " + e.getMessage()
+                    + " (install redis-server, PostgreSQL or etcd-server, e.g. with apt-get)");
         }
         List<FaultKind> unsupported = settings.faults().stream().filter(f -> !target.faults().contains(f)).toList();
         if (!unsupported.isEmpty()) {

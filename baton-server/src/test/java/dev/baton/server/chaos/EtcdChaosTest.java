@@ -2,15 +2,17 @@ package dev.baton.server.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.testkit.EtcdCluster;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The fault harness on a private three-member etcd cluster, as {@code baton chaos --backend etcd} runs it: twice through
- * its faults in turn (the etcd leader or another member killed and restarted, the node faults), with no safety
+ * The fault harness on a private three-member etcd cluster, as {@code baton chaos --backend etcd} runs it: twice
+ * through its faults in turn (the etcd leader or another member killed and restarted, the node faults), with no safety
  * violation. The longer run in docs/etcd.md uses the same code with {@code --trials 30}.
  */
 class EtcdChaosTest {
@@ -23,8 +25,10 @@ class EtcdChaosTest {
 
     @Test
     void aFixedSetOfTrialsThroughEtcdMemberLossViolatesNoSafetyProperty() {
-        ChaosRunSettings settings = new ChaosRunSettings("etcd", TRIALS, SEED, 3, false, Optional.empty(), List.of(),
-                true, dir);
+        Assumptions.assumeTrue(EtcdCluster.whyUnavailable().isEmpty(),
+                () -> EtcdCluster.whyUnavailable().orElseThrow());
+        ChaosRunSettings settings = new ChaosRunSettings("etcd", TRIALS, SEED, 3, false, Optional.empty(),
+                List.of(), true, dir);
 
         History history;
         try (ChaosRun run = new ChaosRun(settings, ChaosCommand.open(settings), System.out)) {
