@@ -98,6 +98,41 @@ class EtcdElectionTest {
         assertThat(write(survivor, firstTerm)).as("a write under the first term").isFalse();
     }
 
+    @Test
+    void aFrozenEtcdLeaderIsReplacedAndTheGroupGoesOnWithOneLeaderPerTerm() throws Exception {
+        for (String id : List.of("a", "b", "c")) {
+            nodes.add(new Node(EtcdTesting.uri(etcd), id));
+        }
+        long firstTerm = awaitWorkingLeader(0);
+
+        int frozen = etcd.leader();
+        etcd.pauseMember(frozen);
+        try {
+            // The frozen member holds its connections open and answers nothing: calls sent to it time out until
+            // the client gives up on it, and the other two elect a leader and carry the group.
+            long during = awaitWorkingLeader(firstTerm - 1);
+            Node leader = nodes.stream().filter(n -> n.election.isLeader()).findFirst().orElseThrow();
+            leader.close();
+            long handedOver = awaitWorkingLeader(during);
+            assertThat(handedOver).isGreaterThan(during);
+        } finally {
+            etcd.resumeMember(frozen);
+        }
+        assertOneHolderPerTerm();
+    }
+
+    private void assertOneHolderPerTerm() {
+        Map<Long, Set<String>> holders = new HashMap<>();
+        for (Node node : nodes) {
+            for (ElectionEvent event : node.events) {
+                if (event instanceof LeadershipAcquired acquired) {
+                    holders.computeIfAbsent(acquired.leadership().term(), t -> new HashSet<>()).add(node.id);
+                }
+            }
+        }
+        assertThat(holders).as("holders by term").allSatisfy((term, ids) -> assertThat(ids).hasSize(1));
+    }
+
     /** Waits until one node leads under a term above {@code above} and the store accepts its fenced write. */
     private long awaitWorkingLeader(long above) {
         long[] term = {0};

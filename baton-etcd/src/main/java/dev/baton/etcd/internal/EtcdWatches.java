@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns etcd watches into {@link Subscription}s: every watch asks for the previous value of changed keys (so a
  * deletion still says whose lease it was) and for etcd's created notice, which completes {@link Subscription#ready()}.
- * jetcd resumes a watch from its last revision on another member when its member fails, so no change is skipped
- * across a member loss unless etcd compacted past it meanwhile.
+ * jetcd resumes a watch from its last revision on another member when its member fails or loses the etcd leader, so
+ * no change is skipped across a member loss unless etcd compacted past it meanwhile.
  */
 public final class EtcdWatches {
 
@@ -58,7 +58,9 @@ public final class EtcdWatches {
 
         EtcdSubscription(ByteSequence key, boolean prefix, Consumer<WatchEvent> handler) {
             this.key = GroupKeys.text(key);
-            WatchOption.Builder option = WatchOption.builder().withPrevKV(true).withCreateNotify(true);
+            // A member cut off from the etcd leader ends its watches instead of going quiet, so jetcd moves them.
+            WatchOption.Builder option = WatchOption.builder().withPrevKV(true).withCreateNotify(true)
+                    .withRequireLeader(true);
             if (prefix) {
                 option.isPrefix(true);
             }
