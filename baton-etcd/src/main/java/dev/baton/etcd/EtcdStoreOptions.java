@@ -66,14 +66,17 @@ public final class EtcdStoreOptions {
         return keyPrefix;
     }
 
+    /** The longest one store call may take; 2 s by default. */
     public Duration callTimeout() {
         return callTimeout;
     }
 
+    /** The longest a connection attempt to one member may take; 2 s by default. */
     public Duration connectTimeout() {
         return connectTimeout;
     }
 
+    /** How many of the newest cluster events each group keeps; 10,000 by default. */
     public int eventRetention() {
         return eventRetention;
     }
@@ -140,16 +143,19 @@ public final class EtcdStoreOptions {
             return this;
         }
 
+        /** The longest one store call may take (its etcd requests together); positive, default 2 s. */
         public Builder callTimeout(Duration callTimeout) {
             this.callTimeout = callTimeout;
             return this;
         }
 
+        /** The longest a connection attempt to one member may take; positive, default 2 s. */
         public Builder connectTimeout(Duration connectTimeout) {
             this.connectTimeout = connectTimeout;
             return this;
         }
 
+        /** How many of the newest events each group's log keeps; at least 1,000, default 10,000. */
         public Builder eventRetention(int eventRetention) {
             this.eventRetention = eventRetention;
             return this;

@@ -82,10 +82,15 @@ public final class EtcdWatches {
                     }
                 }
 
+                /**
+                 * jetcd reports every interruption here, then resumes the watch from the last revision it saw
+                 * (on another member if need be) unless the error is final. Notices are hints, so a gap costs only
+                 * a push: followers still wake at the expiry they read.
+                 */
                 @Override
                 public void onError(Throwable error) {
                     if (!closed.get()) {
-                        log.warn("Watch of {} on {} ended: {}", EtcdSubscription.this.key, target,
+                        log.info("Watch of {} on {} interrupted, resuming: {}", EtcdSubscription.this.key, target,
                                 EtcdCalls.shortReason(error));
                     }
                     ready.completeExceptionally(error);

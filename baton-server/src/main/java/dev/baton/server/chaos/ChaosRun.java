@@ -226,8 +226,8 @@ final class ChaosRun implements AutoCloseable {
                 target.heal(fault);
                 return Fault.on(node, System.nanoTime());
             }
-            case ETCD_MEMBER_KILL, ETCD_LEADER_KILL -> {
-                // Two members of three keep the store available; the killed one starts again with its data on heal.
+            case ETCD_MEMBER_KILL, ETCD_LEADER_KILL, ETCD_LEADER_PAUSE -> {
+                // Two members of three keep the store available; the lost one comes back with its data on heal.
                 target.inject(fault, victim, Duration.ZERO);
                 hold(between(random, 1000, 3000), items);
                 target.heal(fault);

@@ -7,18 +7,20 @@ import java.util.stream.Collectors;
 
 /**
  * A private three-member etcd cluster; every node is given all three members. Beside the node faults, one member
- * that does not lead, or the etcd leader itself, is killed and started again with its data on heal: the store stays
- * available through either with two members of three, and a lease's term must still rise and never be issued twice.
+ * that does not lead, or the etcd leader itself, is killed and started again with its data on heal, or the etcd
+ * leader is frozen (SIGSTOP: connections stay open, nothing is answered) and let run again on heal. The store stays
+ * available through each with two members of three, and a lease's term must still rise and never be issued twice.
  */
 final class EtcdTarget implements ChaosTarget {
 
     private static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
-            FaultKind.ETCD_MEMBER_KILL, FaultKind.ETCD_LEADER_KILL);
+            FaultKind.ETCD_MEMBER_KILL, FaultKind.ETCD_LEADER_KILL, FaultKind.ETCD_LEADER_PAUSE);
 
     private final StoreTimings timings;
     private final EtcdCluster etcd;
     private final String uri;
     private int killed = -1;
+    private int paused = -1;
 
     EtcdTarget(StoreTimings timings) {
         this.timings = timings;
@@ -67,26 +69,38 @@ final class EtcdTarget implements ChaosTarget {
         return timings.leaseTtl();
     }
 
-    /** Kills a member: the leader, or the follower member after it ({@code target} picks which of the two). */
+    /**
+     * Kills the leader or a member that does not lead ({@code target} picks which of the two), or freezes the
+     * leader.
+     */
     @Override
     public void inject(FaultKind fault, int target, Duration latency) {
         int leader = etcd.awaitLeader();
         switch (fault) {
             case ETCD_LEADER_KILL -> killed = leader;
             case ETCD_MEMBER_KILL -> killed = (leader + 1 + Math.floorMod(target, 2)) % 3;
+            case ETCD_LEADER_PAUSE -> paused = leader;
             default -> throw new IllegalArgumentException("not an etcd fault: " + fault);
         }
-        etcd.killMember(killed);
+        if (killed >= 0) {
+            etcd.killMember(killed);
+        } else {
+            etcd.pauseMember(paused);
+        }
     }
 
-    /** Starts the killed member again and waits until the three agree on a leader. */
+    /** Starts the killed member again, or lets the frozen one run, and waits until the three agree on a leader. */
     @Override
     public void heal(FaultKind fault) {
         if (killed >= 0) {
             etcd.restartMember(killed);
             killed = -1;
-            etcd.awaitLeader();
         }
+        if (paused >= 0) {
+            etcd.resumeMember(paused);
+            paused = -1;
+        }
+        etcd.awaitLeader();
     }
 
     @Override

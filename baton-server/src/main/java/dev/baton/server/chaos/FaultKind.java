@@ -41,7 +41,9 @@ enum FaultKind {
     /** One etcd member that does not lead is killed (SIGKILL); it starts again with its data when the fault heals. */
     ETCD_MEMBER_KILL("etcd-member-kill", false, false),
     /** The etcd leader is killed (SIGKILL) and the others elect one; it starts again with its data on heal. */
-    ETCD_LEADER_KILL("etcd-leader-kill", false, false);
+    ETCD_LEADER_KILL("etcd-leader-kill", false, false),
+    /** The etcd leader is frozen (SIGSTOP): a hung leader the others replace; it runs again (SIGCONT) on heal. */
+    ETCD_LEADER_PAUSE("etcd-leader-pause", false, false);
 
     private final String wireName;
     private final boolean canLoseData;
