@@ -27,11 +27,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Three {@code baton node --workers} processes on a private Redis (or, in a subclass, another store backend) with four
- * simulated workers (real WebSocket servers in this JVM), fast profile, items written with {@code PUT /work/items}: the items spread evenly; a killed worker's
- * items move to the others; after the leader is SIGKILLed its successor holds the worker connections and every item
- * runs on exactly one worker (the workers' own subscription sets say so); each worker's results reach the node that
- * {@code worker_assignments} names, as its {@code detections} lines show; and after every node and worker restarted,
- * the desired items are all running again.
+ * simulated workers (real WebSocket servers in this JVM), fast profile, items written with {@code PUT /work/items}:
+ * the items spread evenly; a killed worker's items move to the others; after the leader is SIGKILLed its successor
+ * holds the worker connections and every item runs on exactly one worker (the workers' own subscription sets say so);
+ * each worker's results reach the node that {@code worker_assignments} names, as its {@code detections} lines show;
+ * and after every node and worker restarted, the desired items are all running again.
  */
 class WorkClusterProcessTest {
 
