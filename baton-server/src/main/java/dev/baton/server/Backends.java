@@ -3,6 +3,7 @@ package dev.baton.server;
 import dev.baton.core.memory.InMemoryStore;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.StoreException;
+import dev.baton.etcd.EtcdStore;
 import dev.baton.postgres.PostgresStore;
 import dev.baton.redis.RedisStore;
 import java.util.Locale;
@@ -30,7 +31,8 @@ final class Backends {
     /** The accepted forms, for help texts and error messages. */
     static final String FORMS = "memory, redis://HOST:PORT[/DB], "
             + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, redis-cluster://HOST:PORT[,HOST:PORT...], "
-            + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME], quorum or bully "
+            + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME], "
+            + "etcd://HOST:PORT[,HOST:PORT...][/PREFIX], quorum or bully "
             + "(peer: the old name of quorum)";
 
     private Backends() {
@@ -108,9 +110,16 @@ final class Backends {
                 throw CliError.usage("--backend: " + e.getMessage(), e);
             }
         }
+        if (lower.startsWith("etcd://")) {
+            try {
+                return EtcdStore.connect(value);
+            } catch (StoreException | IllegalArgumentException e) {
+                throw CliError.usage("--backend: " + e.getMessage(), e);
+            }
+        }
         if (lower.equals(QUORUM) || lower.equals(PEER) || lower.equals(BULLY)) {
-            throw CliError.usage("--backend " + lower + " has no store; this needs one of memory, redis:// or "
-                    + "postgresql://");
+            throw CliError.usage("--backend " + lower + " has no store; this needs one of memory, redis://, "
+                    + "postgresql:// or etcd://");
         }
         throw CliError.usage("unsupported backend '" + redact(value) + "' (expected " + FORMS + ")");
     }

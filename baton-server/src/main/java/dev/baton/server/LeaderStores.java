@@ -2,6 +2,7 @@ package dev.baton.server;
 
 import dev.baton.core.store.LeaderRecordStore;
 import dev.baton.core.store.StoreException;
+import dev.baton.etcd.EtcdStore;
 import dev.baton.peer.bully.FileLeaderStore;
 import dev.baton.peer.bully.StandaloneLeaderStore;
 import dev.baton.postgres.PostgresStore;
@@ -18,15 +19,16 @@ import java.util.concurrent.TimeoutException;
 /**
  * Turns a {@code --leader-store} value into the {@link LeaderRecordStore} a {@code bully} node keeps its group's
  * leader record in: {@code standalone} (this process only), {@code file:PATH} (a file shared by the processes of one
- * machine), {@code redis://…}, {@code redis-cluster://…} or {@code postgresql://…} (the stores of the other
- * backends, on their own connections).
+ * machine), {@code redis://…}, {@code redis-cluster://…}, {@code postgresql://…} or {@code etcd://…} (the stores of
+ * the other backends, on their own connections).
  */
 final class LeaderStores {
 
     /** The accepted forms, for help texts and error messages. */
     static final String FORMS = "standalone, file:PATH, redis://HOST:PORT[/DB], "
-            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, redis-cluster://HOST:PORT[,HOST:PORT...] or "
-            + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME]";
+            + "redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, redis-cluster://HOST:PORT[,HOST:PORT...], "
+            + "postgresql://USER[:PASSWORD]@HOST[:PORT][,HOST[:PORT]...]/DB[?schema=NAME] or "
+            + "etcd://HOST:PORT[,HOST:PORT...][/PREFIX]";
 
     private static final Duration FIRST_READ = Duration.ofSeconds(10);
 
@@ -45,7 +47,7 @@ final class LeaderStores {
         }
         if (lower.startsWith("redis://") || lower.startsWith("rediss://") || lower.startsWith("redis-sentinel://")
                 || lower.startsWith("redis-cluster://") || lower.startsWith("postgresql://")
-                || lower.startsWith("postgres://")) {
+                || lower.startsWith("postgres://") || lower.startsWith("etcd://")) {
             return;
         }
         throw unsupported(spec);
@@ -76,6 +78,8 @@ final class LeaderStores {
                 store = RedisStore.connect(value).leaderRecords();
             } else if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
                 store = PostgresStore.connect(value).leaderRecords();
+            } else if (lower.startsWith("etcd://")) {
+                store = EtcdStore.connect(value).leaderRecords();
             } else {
                 throw unsupported(value);
             }

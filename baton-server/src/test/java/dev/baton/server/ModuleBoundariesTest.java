@@ -23,8 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ModuleBoundariesTest {
 
     /** The root package of each module on this class path; {@code worker} is baton-worker-sim. */
-    private static final String[] MODULES = {"core", "redis", "postgres", "peer", "work", "worker", "http",
-        "micrometer", "testkit", "server"};
+    private static final String[] MODULES = {"core", "redis", "postgres", "etcd", "peer", "work", "worker",
+        "http", "micrometer", "testkit", "server"};
 
     private static JavaClasses baton;
 
@@ -54,7 +54,7 @@ class ModuleBoundariesTest {
 
     @Test
     void noModuleUsesAnotherModulesInternals() {
-        for (String module : new String[] {"redis", "postgres", "peer", "work", "server", "testkit"}) {
+        for (String module : new String[] {"redis", "postgres", "etcd", "peer", "work", "server", "testkit"}) {
             ArchRule rule = noClasses().that().resideOutsideOfPackage("dev.baton." + module + "..")
                     .should().dependOnClassesThat().resideInAPackage("dev.baton." + module + "..internal..");
             rule.check(baton);
@@ -68,7 +68,7 @@ class ModuleBoundariesTest {
      * than sharing the cluster's code), and no library the testkit or the node.
      */
     @ParameterizedTest(name = "dev.baton.{0} depends on core only")
-    @ValueSource(strings = {"redis", "postgres", "peer", "work", "worker", "http", "micrometer", "testkit"})
+    @ValueSource(strings = {"redis", "postgres", "etcd", "peer", "work", "worker", "http", "micrometer", "testkit"})
     void aLibraryDependsOnCoreAndNoOtherModule(String module) {
         String[] others = Arrays.stream(MODULES).filter(other -> !other.equals("core") && !other.equals(module))
                 .map(other -> "dev.baton." + other + "..").toArray(String[]::new);

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.testkit.RedisServer;
 import dev.baton.worker.sim.SimulatedWorker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,12 +26,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Three {@code baton node --workers} processes on a private Redis with four simulated workers (real WebSocket servers
- * in this JVM), fast profile, items written with {@code PUT /work/items}: the items spread evenly; a killed worker's
- * items move to the others; after the leader is SIGKILLed its successor holds the worker connections and every item
- * runs on exactly one worker (the workers' own subscription sets say so); each worker's results reach the node that
- * {@code worker_assignments} names, as its {@code detections} lines show; and after every node and worker restarted,
- * the desired items are all running again.
+ * Three {@code baton node --workers} processes on a private Redis (or, in a subclass, another store backend) with four
+ * simulated workers (real WebSocket servers in this JVM), fast profile, items written with {@code PUT /work/items}:
+ * the items spread evenly; a killed worker's items move to the others; after the leader is SIGKILLed its successor
+ * holds the worker connections and every item runs on exactly one worker (the workers' own subscription sets say so);
+ * each worker's results reach the node that {@code worker_assignments} names, as its {@code detections} lines show;
+ * and after every node and worker restarted, the desired items are all running again.
  */
 class WorkClusterProcessTest {
 
@@ -46,11 +45,11 @@ class WorkClusterProcessTest {
     private final NodeGroup nodes = new NodeGroup();
     private final Map<String, String> urls = new LinkedHashMap<>();
     private final List<SimulatedWorker> workers = new ArrayList<>();
-    private RedisServer redis;
+    private TestBackend backend;
 
     @BeforeEach
     void start() {
-        redis = RedisServer.start();
+        backend = startBackend();
         for (int i = 0; i < 4; i++) {
             workers.add(SimulatedWorker.builder().reportInterval(Duration.ofSeconds(1)).detectionsPerSecond(2)
                     .start());
@@ -63,8 +62,13 @@ class WorkClusterProcessTest {
             nodes.close();
         } finally {
             workers.forEach(SimulatedWorker::close);
-            redis.close();
+            backend.close();
         }
+    }
+
+    /** The store the nodes share: a private Redis here. */
+    TestBackend startBackend() {
+        return TestBackend.redis();
     }
 
     @Test
@@ -151,7 +155,7 @@ class WorkClusterProcessTest {
         for (String name : names) {
             int port = NginxProcess.freeLoopbackPort();
             urls.put(name, "http://127.0.0.1:" + port);
-            started.add(nodes.start(name, "--backend", redis.uri(), "--group", GROUP, "--profile", "fast",
+            started.add(nodes.start(name, "--backend", backend.uri(), "--group", GROUP, "--profile", "fast",
                     "--http", "127.0.0.1:" + port, "--workers", workerList));
         }
         await().atMost(STARTUP).pollInterval(Duration.ofMillis(200)).until(() ->

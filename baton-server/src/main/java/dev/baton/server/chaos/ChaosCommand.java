@@ -15,11 +15,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code baton chaos}: the fault harness. Runs real {@code baton node} processes on a backend (private Redis or
- * PostgreSQL servers started on loopback, or no server at all), injects a random fault per trial, records what every
- * node did and checks the history: at most one holder per term, terms rising in the order they were acquired, no
- * write accepted under a term lower than one already accepted, acknowledged work items readable after healing, and a
- * leader within the documented bound after healing.
+ * {@code baton chaos}: the fault harness. Runs real {@code baton node} processes on a backend (private Redis,
+ * PostgreSQL or etcd servers started on loopback, or no server at all), injects a random fault per trial, records
+ * what every node did and checks the history: at most one holder per term, terms rising in the order they were
+ * acquired, no write accepted under a term lower than one already accepted, acknowledged work items readable after
+ * healing, and a leader within the documented bound after healing.
  */
 @Command(
         name = "chaos",
@@ -33,14 +33,15 @@ import picocli.CommandLine.Option;
 public final class ChaosCommand implements Callable<Integer> {
 
     private static final List<String> BACKENDS = List.of("redis", "redis-cluster", "postgresql", "quorum",
-            "bully");
+            "bully", "etcd");
 
     /** The quorum backend's old name, still accepted (the bully election is a peer protocol too). */
     private static final String OLD_QUORUM_NAME = "peer";
 
     @Option(names = "--backend", required = true, paramLabel = "NAME",
-            description = "redis, redis-cluster, postgresql (private servers on loopback, started and stopped by the "
-                    + "run), quorum or bully (no server; peer is the old name of quorum).")
+            description = "redis, redis-cluster, postgresql, etcd (private servers on loopback, started and stopped by"
+                    + " the run; etcd: a three-member cluster), quorum or bully (no server; peer is the old name of "
+                    + "quorum).")
     String backend;
 
     @Option(names = "--trials", paramLabel = "N", defaultValue = "100",
@@ -144,13 +145,15 @@ public final class ChaosCommand implements Callable<Integer> {
                 case "redis" -> new RedisTarget(settings.nodes(), StoreTimings.chaos());
                 case "redis-cluster" -> new RedisClusterTarget(StoreTimings.chaos(), ChaosRun.GROUP);
                 case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
+                case "etcd" -> new EtcdTarget(StoreTimings.chaos());
                 case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir());
                 default -> throw new IllegalArgumentException(settings.backend());
             };
         } catch (IllegalStateException e) {
-            // The private servers come from the binaries on PATH (redis-server; initdb and postgres).
+            // The private servers come from the binaries on PATH (redis-server; initdb and postgres; etcd).
             throw CliError.usage("chaos --backend " + settings.backend() + " starts its own private server and "
-                    + "could not: " + e.getMessage() + " (install redis-server or PostgreSQL, e.g. with apt-get)");
+                    + "could not: " + e.getMessage()
+                    + " (install redis-server, PostgreSQL or etcd-server, e.g. with apt-get)");
         }
         List<FaultKind> unsupported = settings.faults().stream().filter(f -> !target.faults().contains(f)).toList();
         if (!unsupported.isEmpty()) {

@@ -238,6 +238,13 @@ final class ChaosRun implements AutoCloseable {
                 target.heal(fault);
                 return Fault.onStore(System.nanoTime());
             }
+            case ETCD_MEMBER_KILL, ETCD_LEADER_KILL, ETCD_LEADER_PAUSE -> {
+                // Two members of three keep the store available; the lost one comes back with its data on heal.
+                target.inject(fault, victim, Duration.ZERO);
+                hold(between(random, 1000, 3000), items);
+                target.heal(fault);
+                return Fault.onStore(System.nanoTime());
+            }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }
     }

@@ -50,7 +50,14 @@ enum FaultKind {
      * The group's slot moves to another master: {@code SETSLOT MIGRATING/IMPORTING} when the fault starts, the keys
      * {@code MIGRATE}d and {@code SETSLOT NODE} when it heals; in between the slot is half moved.
      */
-    CLUSTER_SLOT_MIGRATION("cluster-slot-migration", false, false);
+    CLUSTER_SLOT_MIGRATION("cluster-slot-migration", false, false),
+    // etcd: the store's own members fail under the running nodes.
+    /** One etcd member that does not lead is killed (SIGKILL); it starts again with its data when the fault heals. */
+    ETCD_MEMBER_KILL("etcd-member-kill", false, false),
+    /** The etcd leader is killed (SIGKILL) and the others elect one; it starts again with its data on heal. */
+    ETCD_LEADER_KILL("etcd-leader-kill", false, false),
+    /** The etcd leader is frozen (SIGSTOP): a hung leader the others replace; it runs again (SIGCONT) on heal. */
+    ETCD_LEADER_PAUSE("etcd-leader-pause", false, false);
 
     private final String wireName;
     private final boolean canLoseData;
