@@ -127,6 +127,12 @@ final class NodeCommand implements Callable<Integer> {
             description = "The database --items-sql runs on: jdbc:postgresql://HOST[:PORT]/DB?user=...&password=...")
     String itemsDb;
 
+    @Option(names = ItemsQuery.NOTIFY_FLAG, paramLabel = "CHANNEL",
+            description = "With --items-sql: the leader listens on this PostgreSQL notification channel and runs the "
+                    + "query again as soon as a notification arrives (send one from a trigger on the tables the query"
+                    + " reads; see docs/work.md). The reconcile interval stays the backstop.")
+    String itemsNotify;
+
     /** The process environment, for {@code DETECTOR_WORKERS} and {@code HOSTNAME}; replaced in tests. */
     Function<String, String> environment = System::getenv;
 
@@ -220,7 +226,7 @@ final class NodeCommand implements Callable<Integer> {
 
     /** {@code --workers}, else {@code DETECTOR_WORKERS} (the seed's variable) if set and not blank. */
     private Optional<WorkSettings> workSettings() {
-        Optional<ItemsQuery> items = ItemsQuery.parse(itemsSql, itemsDb);
+        Optional<ItemsQuery> items = ItemsQuery.parse(itemsSql, itemsDb, itemsNotify);
         if (workers != null) {
             return Optional.of(WorkSettings.parse(workers, WorkSettings.FLAG, profile, items));
         }
@@ -241,8 +247,9 @@ final class NodeCommand implements Callable<Integer> {
      * the store holds the leader record only.)
      */
     private NodeSettings serverlessSettings(String kind, ChaosSettings chaos) {
-        if (itemsSql != null || itemsDb != null) {
-            throw CliError.usage((itemsSql != null ? ItemsQuery.SQL_FLAG : ItemsQuery.DB_FLAG) + " belongs to the work"
+        if (itemsSql != null || itemsDb != null || itemsNotify != null) {
+            throw CliError.usage((itemsSql != null ? ItemsQuery.SQL_FLAG
+                    : itemsDb != null ? ItemsQuery.DB_FLAG : ItemsQuery.NOTIFY_FLAG) + " belongs to the work"
                     + " cluster, which needs a store every node shares (memory, redis:// or postgresql://); --backend "
                     + kind + " has none");
         }
