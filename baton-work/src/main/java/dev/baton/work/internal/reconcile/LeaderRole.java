@@ -110,6 +110,22 @@ public final class LeaderRole {
             public void patchSession(String url, WorkerMessage.PatchSession patch) {
                 answerPatch(url, patch);
             }
+
+            @Override
+            public void drainAnnounced(String url, String reason) {
+                if (active) {
+                    reconciler.drain(url, reason == null ? "announced by the worker" : "announced by the worker: "
+                            + reason, true, known -> { }, e -> log.warn("could not record the drain {} announced: {}",
+                            url, e.toString()));
+                }
+            }
+
+            @Override
+            public void connectionEnded(String url) {
+                if (active) {
+                    reconciler.connectionEnded(url);
+                }
+            }
         });
         this.reconciler = new Reconciler(shared, config, threads, hooks, local, writer, pool, () -> active);
         this.router = new ResultRouter(shared, config, threads, membership, fleet.urls(), local, writer,
@@ -306,6 +322,15 @@ public final class LeaderRole {
             unsubscribeCamera(u, answer);
         } else if (request instanceof BusMessage.SetSession s) {
             answer.complete(ok(request, setSession(s.subscriptionIdentifier(), s.sessionId()) ? 1 : 0));
+        } else if (request instanceof BusMessage.DrainWorker d) {
+            Consumer<Boolean> done = known -> answer.complete(ok(request, known ? 1 : 0));
+            Consumer<Throwable> failed = e -> answer.complete(refusal(request, true, "the store failed: " + e));
+            if (d.drain()) {
+                reconciler.drain(d.workerUrl(), d.reason() == null ? "asked by " + d.replyTo() : d.reason(), false,
+                        done, failed);
+            } else {
+                reconciler.undrain(d.workerUrl(), done, failed);
+            }
         } else if (request instanceof BusMessage.Listeners l) {
             router.offer(l.card()).whenComplete((ok, e) -> threads.scheduler().execute(() -> answer.complete(e == null
                     ? ok(request, l.card().version())
