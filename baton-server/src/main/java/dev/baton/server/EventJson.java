@@ -230,6 +230,11 @@ final class EventJson {
             line.put("item", unassigned.item());
             line.put("from", unassigned.fromWorkerUrl());
             line.put("reason", BatonCli.oneLine(unassigned.reason()));
+        } else if (event instanceof WorkClusterEvent.WorkerDraining draining) {
+            line = start("worker-draining");
+            line.put("worker", draining.workerUrl());
+            line.put("reason", BatonCli.oneLine(draining.reason()));
+            line.put("announced", draining.announced());
         } else {
             return Optional.empty();
         }

@@ -19,15 +19,21 @@ import org.slf4j.LoggerFactory;
  * {@code PUT /work/items}. PostgreSQL's driver is the one the node ships, so the database is a
  * {@code jdbc:postgresql://} URL.
  *
- * @param sql     the query
- * @param jdbcUrl {@code jdbc:postgresql://HOST[:PORT]/DB[?user=…&password=…]}; never printed with its password
+ * <p>With {@code --items-notify CHANNEL} the leader also listens on that notification channel, and a notification
+ * (sent by a trigger on the tables the query reads) reloads the items at once instead of at the next reconcile
+ * interval.
+ *
+ * @param sql           the query
+ * @param jdbcUrl       {@code jdbc:postgresql://HOST[:PORT]/DB[?user=…&password=…]}; never printed with its password
+ * @param notifyChannel the channel whose notifications mean the items changed, if any
  */
-record ItemsQuery(String sql, String jdbcUrl) {
+record ItemsQuery(String sql, String jdbcUrl, Optional<String> notifyChannel) {
 
     private static final Logger log = LoggerFactory.getLogger(ItemsQuery.class);
 
     static final String SQL_FLAG = "--items-sql";
     static final String DB_FLAG = "--items-db";
+    static final String NOTIFY_FLAG = "--items-notify";
     /** The longest the query may run (the source's default), and the connect bound. */
     static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
     private static final int CONNECT_TIMEOUT_SECONDS = 5;
@@ -35,11 +41,15 @@ record ItemsQuery(String sql, String jdbcUrl) {
     /**
      * The query, if {@code --items-sql} was given.
      *
-     * @throws CliError (usage) if one flag is given without the other, the query is blank, or the database is not a
-     *                  {@code jdbc:postgresql://} URL
+     * @throws CliError (usage) if one flag is given without the other, the query is blank, the database is not a
+     *                  {@code jdbc:postgresql://} URL, or the channel is not a name PostgreSQL takes unquoted
      */
-    static Optional<ItemsQuery> parse(String sql, String db) {
+    static Optional<ItemsQuery> parse(String sql, String db, String notify) {
         if (sql == null && db == null) {
+            if (notify != null) {
+                throw CliError.usage(NOTIFY_FLAG + " needs " + SQL_FLAG + " and " + DB_FLAG + ": it tells the leader "
+                        + "when to run the query again");
+            }
             return Optional.empty();
         }
         if (sql == null) {
@@ -57,7 +67,15 @@ record ItemsQuery(String sql, String jdbcUrl) {
             throw CliError.usage(DB_FLAG + " must be a jdbc:postgresql://HOST[:PORT]/DB?user=…&password=… URL, was '"
                     + redact(url) + "'");
         }
-        return Optional.of(new ItemsQuery(sql.strip(), url));
+        Optional<String> channel = Optional.ofNullable(notify).map(String::strip);
+        try {
+            // The source's own rule, checked now (on a data source that is never connected) rather than at start.
+            channel.ifPresent(c -> JdbcDesiredStateSource.builder(new PGSimpleDataSource(), "SELECT 1")
+                    .notifyChannel(c));
+        } catch (IllegalArgumentException e) {
+            throw CliError.usage(NOTIFY_FLAG + ": " + e.getMessage());
+        }
+        return Optional.of(new ItemsQuery(sql.strip(), url, channel));
     }
 
     /** The database URL without its password, fit for the node-started line and messages. */
@@ -81,8 +99,10 @@ record ItemsQuery(String sql, String jdbcUrl) {
         dataSource.setConnectTimeout(CONNECT_TIMEOUT_SECONDS);
         dataSource.setSocketTimeout((int) QUERY_TIMEOUT.toSeconds() + CONNECT_TIMEOUT_SECONDS);
         dataSource.setApplicationName("baton-items");
-        JdbcDesiredStateSource source = JdbcDesiredStateSource.builder(dataSource, sql)
-                .queryTimeout(QUERY_TIMEOUT).build();
+        JdbcDesiredStateSource.Builder builder = JdbcDesiredStateSource.builder(dataSource, sql)
+                .queryTimeout(QUERY_TIMEOUT);
+        notifyChannel.ifPresent(builder::notifyChannel);
+        JdbcDesiredStateSource source = builder.build();
         List<WorkItem> first;
         try {
             first = source.load();
@@ -90,7 +110,8 @@ record ItemsQuery(String sql, String jdbcUrl) {
             throw CliError.usage(SQL_FLAG + " failed on " + describeDb() + ": " + BatonCli.oneLine(
                     e.getMessage() == null ? e.toString() : e.getMessage()), e);
         }
-        log.info("{} on {}: {} desired items", SQL_FLAG, describeDb(), first.size());
+        log.info("{} on {}: {} desired items{}", SQL_FLAG, describeDb(), first.size(),
+                notifyChannel.map(c -> "; reloaded on notifications on '" + c + "'").orElse(""));
         return source;
     }
 

@@ -127,6 +127,18 @@ final class NodeCommand implements Callable<Integer> {
             description = "The database --items-sql runs on: jdbc:postgresql://HOST[:PORT]/DB?user=...&password=...")
     String itemsDb;
 
+    @Option(names = WorkSettings.RESTART_GRACE_FLAG, paramLabel = "DUR", converter = DurationConverter.class,
+            description = "With --workers: a worker that goes away keeps its items this long (no move, and no second"
+                    + " subscribe if it comes back still running them), so a restart or a short network cut moves "
+                    + "nothing; a drained worker gets no grace. Default 0: its items move at once.")
+    Duration restartGrace;
+
+    @Option(names = ItemsQuery.NOTIFY_FLAG, paramLabel = "CHANNEL",
+            description = "With --items-sql: the leader listens on this PostgreSQL notification channel and runs the "
+                    + "query again as soon as a notification arrives (send one from a trigger on the tables the query"
+                    + " reads; see docs/work.md). The reconcile interval stays the backstop.")
+    String itemsNotify;
+
     /** The process environment, for {@code DETECTOR_WORKERS} and {@code HOSTNAME}; replaced in tests. */
     Function<String, String> environment = System::getenv;
 
@@ -220,9 +232,9 @@ final class NodeCommand implements Callable<Integer> {
 
     /** {@code --workers}, else {@code DETECTOR_WORKERS} (the seed's variable) if set and not blank. */
     private Optional<WorkSettings> workSettings() {
-        Optional<ItemsQuery> items = ItemsQuery.parse(itemsSql, itemsDb);
+        Optional<ItemsQuery> items = ItemsQuery.parse(itemsSql, itemsDb, itemsNotify);
         if (workers != null) {
-            return Optional.of(WorkSettings.parse(workers, WorkSettings.FLAG, profile, items));
+            return Optional.of(WorkSettings.parse(workers, WorkSettings.FLAG, profile, items, restartGrace));
         }
         String fromEnvironment = environment.apply(WorkSettings.ENV);
         if (fromEnvironment == null || fromEnvironment.isBlank()) {
@@ -230,9 +242,13 @@ final class NodeCommand implements Callable<Integer> {
                 throw CliError.usage(ItemsQuery.SQL_FLAG + " needs --workers ws://HOST:PORT,... (or DETECTOR_WORKERS):"
                         + " the items are assigned to those workers");
             }
+            if (restartGrace != null) {
+                throw CliError.usage(WorkSettings.RESTART_GRACE_FLAG + " needs --workers ws://HOST:PORT,... (or "
+                        + "DETECTOR_WORKERS): it is how long those workers keep their items while away");
+            }
             return Optional.empty();
         }
-        return Optional.of(WorkSettings.parse(fromEnvironment, WorkSettings.ENV, profile, items));
+        return Optional.of(WorkSettings.parse(fromEnvironment, WorkSettings.ENV, profile, items, restartGrace));
     }
 
     /**
@@ -241,8 +257,9 @@ final class NodeCommand implements Callable<Integer> {
      * the store holds the leader record only.)
      */
     private NodeSettings serverlessSettings(String kind, ChaosSettings chaos) {
-        if (itemsSql != null || itemsDb != null) {
-            throw CliError.usage((itemsSql != null ? ItemsQuery.SQL_FLAG : ItemsQuery.DB_FLAG) + " belongs to the work"
+        if (itemsSql != null || itemsDb != null || itemsNotify != null) {
+            throw CliError.usage((itemsSql != null ? ItemsQuery.SQL_FLAG
+                    : itemsDb != null ? ItemsQuery.DB_FLAG : ItemsQuery.NOTIFY_FLAG) + " belongs to the work"
                     + " cluster, which needs a store every node shares (memory, redis:// or postgresql://); --backend "
                     + kind + " has none");
         }

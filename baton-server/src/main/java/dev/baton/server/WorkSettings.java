@@ -3,6 +3,7 @@ package dev.baton.server;
 import dev.baton.work.WorkClusterConfig;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +24,8 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
 
     /** The flag. */
     static final String FLAG = "--workers";
+    /** How long a worker that went away keeps its items. */
+    static final String RESTART_GRACE_FLAG = "--restart-grace";
     /** The seed's environment variable, read when the flag is absent. */
     static final String ENV = "DETECTOR_WORKERS";
 
@@ -39,7 +42,8 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
      *
      * @throws CliError (usage) naming {@code origin} and the first entry that is empty, not such a URL, or repeated
      */
-    static WorkSettings parse(String text, String origin, String profile, Optional<ItemsQuery> items) {
+    static WorkSettings parse(String text, String origin, String profile, Optional<ItemsQuery> items,
+            Duration restartGrace) {
         List<String> urls = new ArrayList<>();
         for (String part : text.split(",", -1)) {
             String url = part.strip();
@@ -53,8 +57,14 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
             }
             urls.add(url);
         }
-        return new WorkSettings(urls, origin, profile.equals("fast") ? WorkClusterConfig.fast()
-                : WorkClusterConfig.defaults(), items);
+        WorkClusterConfig config = profile.equals("fast") ? WorkClusterConfig.fast() : WorkClusterConfig.defaults();
+        if (restartGrace != null) {
+            if (restartGrace.isNegative()) {
+                throw CliError.usage(RESTART_GRACE_FLAG + " must not be negative, was " + restartGrace);
+            }
+            config = config.toBuilder().restartGrace(restartGrace).build();
+        }
+        return new WorkSettings(urls, origin, config, items);
     }
 
     private static void check(String url, String origin) {

@@ -16,7 +16,9 @@ import picocli.CommandLine.Option;
  * {@code baton worker}: runs the testkit's {@link SimulatedWorker}, a worker of seed 001 that speaks the worker side of
  * the JSON-over-WebSocket protocol without running a model, so a person can try the work cluster by hand. Prints one
  * JSON line when it listens, one per command received ({@code command}), one per report interval with the detection
- * results sent ({@code batch}), and one when it stops. Runs until SIGTERM or SIGINT, then exits 0.
+ * results sent ({@code batch}), and one when it stops. Runs until SIGTERM or SIGINT; then, unless
+ * {@code --drain-timeout 0}, it drains first (announces {@code draining} and waits, at most the timeout, until the
+ * leader has moved everything it ran to other workers), and exits 0.
  */
 @Command(
         name = "worker",
@@ -44,6 +46,12 @@ final class WorkerCommand implements Callable<Integer> {
             description = "How often a stateReport is sent (default: ${DEFAULT-VALUE}, the seed's).")
     Duration reportInterval;
 
+    @Option(names = "--drain-timeout", paramLabel = "DUR", defaultValue = "30s", converter = DurationConverter.class,
+            description = "On SIGTERM/SIGINT, announce a drain to the leader and wait at most this long until it has "
+                    + "moved every item this worker runs to other workers, then exit; 0 exits at once "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration drainTimeout;
+
     @Option(names = "--flood",
             description = "Test mode: floods every connected backend with results and malformed lines as fast as "
                     + "the connection takes them (a stateReport every 1,000 messages), to check that a leader holds "
@@ -63,6 +71,9 @@ final class WorkerCommand implements Callable<Integer> {
         if (reportInterval.toMillis() < 1) {
             throw CliError.usage("--report-interval must be at least 1ms, was " + reportInterval);
         }
+        if (drainTimeout.isNegative()) {
+            throw CliError.usage("--drain-timeout must not be negative, was " + drainTimeout);
+        }
         WorkerLines lines = new WorkerLines(new JsonLines(MAPPER, System.out), Clock.system());
         SimulatedWorker worker;
         try {
@@ -74,8 +85,10 @@ final class WorkerCommand implements Callable<Integer> {
         lines.worker = worker.uri().toString();
         lines.write(lines.start("worker-started").put("url", worker.uri().toString()).put("port", worker.port())
                 .put("pid", ProcessHandle.current().pid()).put("detectionsPerSecond", detectionsPerSecond)
-                .put("reportIntervalMs", reportInterval.toMillis()).put("flood", flood));
+                .put("reportIntervalMs", reportInterval.toMillis()).put("flood", flood)
+                .put("drainTimeoutMs", drainTimeout.toMillis()));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            drain(worker, lines);
             worker.close();
             lines.write(lines.start("worker-stopped").put("detectionsSent", worker.detectionsSent()));
             Runtime.getRuntime().halt(BatonCli.EXIT_OK);
@@ -86,6 +99,26 @@ final class WorkerCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
         }
         return BatonCli.EXIT_OK;
+    }
+
+    /** On a stop signal: announce the drain and wait (bounded) until the leader moved everything elsewhere. */
+    private void drain(SimulatedWorker worker, WorkerLines lines) {
+        if (drainTimeout.isZero() || worker.connections() == 0) {
+            return;
+        }
+        lines.write(lines.start("worker-draining").put("subscriptions", worker.subscriptions().size())
+                .put("timeoutMs", drainTimeout.toMillis()));
+        long start = System.nanoTime();
+        boolean drained;
+        try {
+            drained = worker.drain("the worker is stopping (signal)", drainTimeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            drained = false;
+        }
+        lines.write(lines.start("worker-drained").put("drained", drained)
+                .put("subscriptionsLeft", worker.subscriptions().size())
+                .put("tookMs", (System.nanoTime() - start) / 1_000_000));
     }
 
     /**

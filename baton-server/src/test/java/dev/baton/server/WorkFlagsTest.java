@@ -106,6 +106,17 @@ class WorkFlagsTest {
                 "mysql://root:pw@db/app"), "--items-db must be a jdbc:postgresql://", "***@db/app");
         assertUsageError(Map.of(), with(memory, "--items-sql", "  ", "--items-db", db),
                 "--items-sql must not be blank");
+        assertThat(settings(Map.of(), "--backend", "memory", "--workers", "ws://127.0.0.1:9001", "--restart-grace",
+                "45s").work().orElseThrow().config().restartGrace()).isEqualTo(java.time.Duration.ofSeconds(45));
+        assertUsageError(Map.of(), List.of("--backend", "memory", "--restart-grace", "45s"),
+                "--restart-grace needs --workers");
+        assertUsageError(Map.of(), with(memory, "--items-notify", "cameras_changed"),
+                "--items-notify needs --items-sql and --items-db");
+        assertUsageError(Map.of(), with(memory, "--items-sql", "SELECT 1", "--items-db", db, "--items-notify",
+                "cameras-changed"), "--items-notify: notification channel 'cameras-changed': expected lower-case");
+        assertThat(settings(Map.of(), "--backend", "memory", "--workers", "ws://127.0.0.1:9001", "--items-sql",
+                "SELECT 1", "--items-db", db, "--items-notify", "cameras_changed").work().orElseThrow().items()
+                .orElseThrow().notifyChannel()).contains("cameras_changed");
         assertUsageError(Map.of(), List.of("--backend", "memory", "--items-sql", "SELECT 1", "--items-db", db),
                 "--items-sql needs --workers");
         assertUsageError(Map.of(), List.of("--backend", "peer", "--listen", "127.0.0.1:7401", "--seeds",

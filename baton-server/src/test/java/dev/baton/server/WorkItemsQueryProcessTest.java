@@ -83,6 +83,26 @@ class WorkItemsQueryProcessTest {
     }
 
     @Test
+    void aRowAddedLaterRunsOnATriggersNotificationWithoutARegenerationRequest() throws SQLException {
+        sql("CREATE FUNCTION cameras_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                        + " PERFORM pg_notify('cameras_changed', TG_TABLE_NAME); RETURN NULL; END $$",
+                "CREATE TRIGGER cameras_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON cameras"
+                        + " FOR EACH STATEMENT EXECUTE FUNCTION cameras_changed()");
+        // The default profile reloads the desired state every 30 s: the row below must run well before that.
+        NodeProcess node = nodes.start("n1", "--backend", "memory", "--group", "cameras",
+                "--workers", workers.get(0).uri() + "," + workers.get(1).uri(),
+                "--items-sql", QUERY, "--items-db", itemsDb(), "--items-notify", "cameras_changed");
+        await().atMost(PATIENCE).untilAsserted(() -> assertThat(running())
+                .containsExactly("display-1;camera-1", "display-2;camera-2"));
+
+        sql("INSERT INTO cameras VALUES ('display-3', 'camera-3', 'rtsp://cameras/3', 42, 'plates')");
+
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(running())
+                .containsExactly("display-1;camera-1", "display-2;camera-2", "display-3;camera-3"));
+        assertThat(node.notJson()).isEmpty();
+    }
+
+    @Test
     void aQueryThatFailsEndsTheNodeAtStartWithOneLine() {
         NodeProcess node = nodes.start("n1", "--backend", "memory", "--group", "cameras", "--workers",
                 workers.get(0).uri().toString(), "--items-sql", "SELECT * FROM no_such_table", "--items-db",

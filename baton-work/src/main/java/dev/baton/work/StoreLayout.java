@@ -16,6 +16,8 @@ import java.util.Objects;
  *   <tr><td>{@code worker:assignments}</td><td>worker URL -> process id whose global listeners get its
  *       results</td></tr>
  *   <tr><td>{@code worker:connections}</td><td>worker URL -> {@link WorkerConnectionState}</td></tr>
+ *   <tr><td>{@code worker:draining}</td><td>worker URL -> why it is being drained (Baton's addition; written by
+ *       the leader, read by {@code getState})</td></tr>
  *   <tr><td>{@code worker:listeners}</td><td>process id -> its listener card (Baton's addition: which items it has
  *       listeners for, and whether it has global ones)</td></tr>
  *   <tr><td>channel {@code worker:slave:{processId}}</td><td>results, acknowledgements and answers to one
@@ -58,6 +60,11 @@ public record StoreLayout(String prefix, String itemsMap) {
     /** {@code worker:connections}. */
     public String connectionsMap() {
         return prefix + "worker:connections";
+    }
+
+    /** {@code worker:draining}. */
+    public String drainingMap() {
+        return prefix + "worker:draining";
     }
 
     /** {@code worker:listeners}. */

@@ -258,6 +258,37 @@ public final class WorkCluster implements AutoCloseable {
     }
 
     /**
+     * Drains a worker before it goes away (a deploy, a host to retire): the leader gives it nothing new and moves each
+     * of its items make-before-break — the item is started on its new worker and confirmed running there before it
+     * is stopped on this one — so planned departures leave no gap. The drain is recorded in the store
+     * ({@code worker:draining}) and lasts until {@link #undrain}, across leader changes. {@link #getState()} lists
+     * draining workers. An item that has nowhere else to go keeps running where it is.
+     *
+     * @param workerUrl one of the cluster's worker URLs, as configured
+     * @param reason    why, for the logs and the state (may be null)
+     * @return completes with {@code true} once the drain is recorded, {@code false} if the URL is not one of the
+     *     cluster's workers; fails if no leader answers in time
+     */
+    public CompletableFuture<Boolean> drain(String workerUrl, String reason) {
+        Objects.requireNonNull(workerUrl, "workerUrl");
+        requireStarted();
+        return process.request(requestId -> new BusMessage.DrainWorker(group, requestId, processId, workerUrl, true,
+                reason), "drain " + workerUrl).thenApply(v -> v == 1);
+    }
+
+    /**
+     * Ends a drain: the worker may get items again (the planner balances towards it at its next round).
+     *
+     * @return completes with {@code true} if the worker was being drained
+     */
+    public CompletableFuture<Boolean> undrain(String workerUrl) {
+        Objects.requireNonNull(workerUrl, "workerUrl");
+        requireStarted();
+        return process.request(requestId -> new BusMessage.DrainWorker(group, requestId, processId, workerUrl, false,
+                null), "undrain " + workerUrl).thenApply(v -> v == 1);
+    }
+
+    /**
      * Asks the leader to reload the desired state now (the seed's {@code triggerSubscriptionUpdate}, which sends
      * {@code regenerate_subscriptions}); call it after changing what the {@link DesiredStateSource} reads, or after
      * writing items to the store outside this API. Fire and forget: completes once the notice is sent.

@@ -16,6 +16,9 @@ import java.util.Objects;
  *       and reconciles at least this often.</li>
  *   <li>{@code takeoverGrace} (5 s): a new leader waits up to this long for every worker's first state report before
  *       its first round, so it adopts what the workers run instead of subscribing it again.</li>
+ *   <li>{@code restartGrace} (0: off): a worker that goes away keeps its items this long (none move, none is
+ *       subscribed again if it comes back still running them, and no new item goes to it meanwhile), so a restart or
+ *       a short network cut moves nothing; after it, its items move. Not applied to a worker being drained.</li>
  *   <li>{@code confirmTimeout} (10 s): a subscribe not confirmed by the worker's reports after this long is sent
  *       again (with backoff); also the least time between two unsubscribes of one stray item on one worker.</li>
  *   <li>{@code retryInitial} (1 s) and {@code retryMax} (60 s): per-item exponential backoff after a failure (hook,
@@ -57,6 +60,7 @@ public final class WorkClusterConfig {
 
     private final Duration reconcileInterval;
     private final Duration takeoverGrace;
+    private final Duration restartGrace;
     private final Duration confirmTimeout;
     private final Duration retryInitial;
     private final Duration retryMax;
@@ -83,6 +87,7 @@ public final class WorkClusterConfig {
     private WorkClusterConfig(Builder b) {
         this.reconcileInterval = b.reconcileInterval;
         this.takeoverGrace = b.takeoverGrace;
+        this.restartGrace = b.restartGrace;
         this.confirmTimeout = b.confirmTimeout;
         this.retryInitial = b.retryInitial;
         this.retryMax = b.retryMax;
@@ -135,6 +140,7 @@ public final class WorkClusterConfig {
     /** A builder holding this configuration's values. */
     public Builder toBuilder() {
         return new Builder().reconcileInterval(reconcileInterval).takeoverGrace(takeoverGrace)
+                .restartGrace(restartGrace)
                 .confirmTimeout(confirmTimeout).retryInitial(retryInitial).retryMax(retryMax)
                 .commandsPerSecond(commandsPerSecond).commandBurst(commandBurst).workerCapacity(workerCapacity)
                 .planner(planner).connection(connection).connectionStateInterval(connectionStateInterval)
@@ -152,6 +158,11 @@ public final class WorkClusterConfig {
 
     public Duration takeoverGrace() {
         return takeoverGrace;
+    }
+
+    /** How long a worker that went away keeps its items; zero: its items move at once. */
+    public Duration restartGrace() {
+        return restartGrace;
     }
 
     public Duration confirmTimeout() {
@@ -246,6 +257,7 @@ public final class WorkClusterConfig {
     @Override
     public String toString() {
         return "WorkClusterConfig[reconcileInterval=" + reconcileInterval + ", takeoverGrace=" + takeoverGrace
+                + ", restartGrace=" + restartGrace
                 + ", confirmTimeout=" + confirmTimeout + ", retry=" + retryInitial + ".." + retryMax
                 + ", commandsPerSecond=" + commandsPerSecond + ", commandBurst=" + commandBurst
                 + ", workerCapacity=" + workerCapacity + ", planner=" + planner + ", layout=" + layout + "]";
@@ -255,6 +267,7 @@ public final class WorkClusterConfig {
     public static final class Builder {
         private Duration reconcileInterval = Duration.ofSeconds(30);
         private Duration takeoverGrace = Duration.ofSeconds(5);
+        private Duration restartGrace = Duration.ZERO;
         private Duration confirmTimeout = Duration.ofSeconds(10);
         private Duration retryInitial = Duration.ofSeconds(1);
         private Duration retryMax = Duration.ofSeconds(60);
@@ -288,6 +301,12 @@ public final class WorkClusterConfig {
 
         public Builder takeoverGrace(Duration value) {
             this.takeoverGrace = value;
+            return this;
+        }
+
+        /** How long a worker that went away keeps its items (default zero: they move at once); see the class comment. */
+        public Builder restartGrace(Duration value) {
+            this.restartGrace = value;
             return this;
         }
 
@@ -409,6 +428,7 @@ public final class WorkClusterConfig {
         public WorkClusterConfig build() {
             positive("reconcileInterval", reconcileInterval);
             notNegative("takeoverGrace", takeoverGrace);
+            notNegative("restartGrace", restartGrace);
             positive("confirmTimeout", confirmTimeout);
             positive("retryInitial", retryInitial);
             positive("retryMax", retryMax);

@@ -46,4 +46,17 @@ public sealed interface WorkClusterEvent {
             return "item:unassigned";
         }
     }
+
+    /**
+     * {@code worker:draining} (Baton's): the leader started draining a worker: its items move to other workers,
+     * each started there before it is stopped on this one.
+     *
+     * @param announced whether the worker announced it (it is about to stop), rather than an operator asking
+     */
+    record WorkerDraining(String workerUrl, String reason, boolean announced) implements WorkClusterEvent {
+        @Override
+        public String name() {
+            return "worker:draining";
+        }
+    }
 }

@@ -23,10 +23,12 @@ import java.util.TreeMap;
  * @param slaves       every live process (seed {@code SlaveState}), by id
  * @param assignments  worker URL -> the process whose global listeners get its results
  * @param items        every recorded item: where it runs and its status (seed {@code ActualCameraSubscription}), by id
+ * @param draining     the workers being drained (Baton's addition) -> why; their items are moving elsewhere
  */
 public record WorkClusterState(String processId, boolean isMaster, String slaveId, int totalWorkers,
                                int totalSlaves, List<WorkerConnectionState> workers, List<Slave> slaves,
-                               Map<String, String> assignments, List<ActualSubscription> items) {
+                               Map<String, String> assignments, List<ActualSubscription> items,
+                               Map<String, String> draining) {
 
     public WorkClusterState {
         Objects.requireNonNull(processId, "processId");
@@ -34,6 +36,7 @@ public record WorkClusterState(String processId, boolean isMaster, String slaveI
         slaves = List.copyOf(slaves);
         assignments = Map.copyOf(assignments);
         items = List.copyOf(items);
+        draining = Map.copyOf(draining);
     }
 
     /**
@@ -69,7 +72,7 @@ public record WorkClusterState(String processId, boolean isMaster, String slaveI
      * {@code totalWorkers}, {@code totalSlaves}, {@code workers} (each a {@link WorkerConnectionState}),
      * {@code slaves} ({@code slaveId}, {@code processId}, {@code online}, {@code workload}, {@code lastSeen},
      * {@code isMaster}, {@code capabilities}), {@code assignments} (worker URL -> process id) and {@code items} (each
-     * an {@link ActualSubscription}).
+     * an {@link ActualSubscription}); and {@code draining} (worker URL -> why it is being drained).
      */
     public ObjectNode toJson() {
         ObjectNode root = StoreJson.MAPPER.createObjectNode();
@@ -100,6 +103,8 @@ public record WorkClusterState(String processId, boolean isMaster, String slaveI
         new TreeMap<>(assignments).forEach(a::put);
         ArrayNode i = root.putArray("items");
         items.forEach(item -> i.add(item.toTree()));
+        ObjectNode d = root.putObject("draining");
+        new TreeMap<>(draining).forEach(d::put);
         return root;
     }
 }

@@ -74,6 +74,11 @@ public final class PostgresBackend implements BenchBackend {
         return server.uri();
     }
 
+    /** The private server, for a scenario that keeps its own tables beside the store's. */
+    public PostgresServer server() {
+        return server;
+    }
+
     /** A new plain pgjdbc connection (autocommit) to the server's database; the caller closes it. */
     public Connection openConnection() throws SQLException {
         return open(server);

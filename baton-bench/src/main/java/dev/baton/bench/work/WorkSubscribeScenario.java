@@ -1,17 +1,11 @@
 package dev.baton.bench.work;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.bench.BenchOptions;
 import dev.baton.bench.Scenario;
 import dev.baton.bench.stats.LatencyReport;
 import dev.baton.bench.stats.Samples;
-import dev.baton.worker.sim.SimulatedWorker;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -23,11 +17,9 @@ import java.util.function.Function;
  */
 public final class WorkSubscribeScenario implements Scenario {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final int WORKERS = 4;
 
-    /** {@code type + " " + subscriptionIdentifier} -> completed with the arrival time (nanoTime). */
-    private final Map<String, CompletableFuture<Long>> arrivals = new ConcurrentHashMap<>();
+    private final CommandArrivals arrivals = new CommandArrivals();
     private int next;
 
     @Override
@@ -45,13 +37,7 @@ public final class WorkSubscribeScenario implements Scenario {
     public void run(BenchOptions options, PrintStream out) throws Exception {
         int n = options.n(300);
         int warmup = options.warmup(50);
-        SimulatedWorker.Listener onCommand = new SimulatedWorker.Listener() {
-            @Override
-            public void onCommand(String json) {
-                arrived(json, System.nanoTime());
-            }
-        };
-        try (WorkHarness h = WorkHarness.start(WORKERS, 0, onCommand, follower -> { })) {
+        try (WorkHarness h = WorkHarness.start(WORKERS, 0, arrivals.listener(), follower -> { })) {
             out.println("## Work cluster: subscribe latency");
             out.println();
             out.println(h.describeRedis() + " " + WORKERS + " simulated workers, no results flowing; the leader's and"
@@ -79,32 +65,16 @@ public final class WorkSubscribeScenario implements Scenario {
         for (int i = 0; i < warmup + n; i++) {
             String id = "display-" + next + ";camera-" + next;
             next++;
-            CompletableFuture<Long> arrival = new CompletableFuture<>();
-            arrivals.put(command + " " + id, arrival);
+            CompletableFuture<Long> arrival = arrivals.expect(command, id);
             long start = System.nanoTime();
             CompletableFuture<Boolean> done = call.apply(id);
             done.get(30, TimeUnit.SECONDS);
             long storedAt = System.nanoTime();
             long arrivedAt = arrival.get(30, TimeUnit.SECONDS);
-            arrivals.remove(command + " " + id);
             arrived.add(arrivedAt - start);
             stored.add(storedAt - start);
         }
         report.add(arrivedRow, arrived.summary(), null);
         report.add(storedRow, stored.summary(), null);
-    }
-
-    private void arrived(String json, long at) {
-        try {
-            JsonNode message = JSON.readTree(json);
-            String key = message.path("type").asText() + " "
-                    + message.path("payload").path("subscriptionIdentifier").asText();
-            CompletableFuture<Long> waiting = arrivals.get(key);
-            if (waiting != null) {
-                waiting.complete(at);
-            }
-        } catch (IOException e) {
-            // not a command the benchmark waits for
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.baton.work.source;
 
+import dev.baton.core.Registration;
 import dev.baton.work.InvalidWorkItemException;
 import dev.baton.work.WorkItem;
 import java.sql.Connection;
@@ -41,6 +42,25 @@ import org.slf4j.LoggerFactory;
  * <p>A row that is not a valid item (a missing field, a crop box with {@code x2 <= x1}, ...) is skipped and logged
  * with its id and the reason; a query that fails, or lacks a required column, fails the whole load (the leader then
  * keeps its previous desired state).
+ *
+ * <p>On PostgreSQL, {@link Builder#notifyChannel} makes changes reach the workers within moments: the leader keeps
+ * one connection listening on the channel ({@code LISTEN}), and a trigger on the tables the query reads sends a
+ * notification on every change. For example, for the query above:
+ *
+ * <pre>{@code
+ * CREATE OR REPLACE FUNCTION baton_desired_state_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+ * BEGIN
+ *   PERFORM pg_notify('baton_desired_state', TG_TABLE_NAME);
+ *   RETURN NULL;
+ * END $$;
+ * CREATE TRIGGER display_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON display
+ *   FOR EACH STATEMENT EXECUTE FUNCTION baton_desired_state_changed();
+ * -- the same for camera, playlist and model
+ * }</pre>
+ *
+ * <p>A notification is delivered when the transaction that sent it commits, so the reload it causes sees the
+ * change. The reconcile interval stays the backstop for a lost notification (the listener reconnects by itself and
+ * reloads once it is back).
  */
 public final class JdbcDesiredStateSource implements DesiredStateSource {
 
@@ -59,12 +79,14 @@ public final class JdbcDesiredStateSource implements DesiredStateSource {
     private final String sql;
     private final RowMapper mapper;
     private final Duration queryTimeout;
+    private final String notifyChannel;
 
     private JdbcDesiredStateSource(Builder b) {
         this.dataSource = b.dataSource;
         this.sql = b.sql;
         this.mapper = b.mapper;
         this.queryTimeout = b.queryTimeout;
+        this.notifyChannel = b.notifyChannel;
     }
 
     /** A source running {@code sql} on {@code dataSource}. */
@@ -99,6 +121,18 @@ public final class JdbcDesiredStateSource implements DesiredStateSource {
             log.warn("desired state query: {} rows in all were not valid items and were skipped", skipped);
         }
         return items;
+    }
+
+    /**
+     * Listens on the {@linkplain Builder#notifyChannel notification channel}, if one was set, on a connection of its
+     * own from the DataSource; without a channel, the default (no signals).
+     */
+    @Override
+    public Registration watch(Runnable changed) {
+        if (notifyChannel == null) {
+            return DesiredStateSource.super.watch(changed);
+        }
+        return PostgresChangeListener.start(dataSource, notifyChannel, changed);
     }
 
     /** {@link #COLUMNS}, with the column indexes read from the first row's metadata. */
@@ -195,6 +229,7 @@ public final class JdbcDesiredStateSource implements DesiredStateSource {
         private final String sql;
         private RowMapper mapper = COLUMNS;
         private Duration queryTimeout = Duration.ofSeconds(10);
+        private String notifyChannel;
 
         private Builder(DataSource dataSource, String sql) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -217,6 +252,19 @@ public final class JdbcDesiredStateSource implements DesiredStateSource {
                 throw new IllegalArgumentException("queryTimeout must be positive, was " + value);
             }
             this.queryTimeout = value;
+            return this;
+        }
+
+        /**
+         * A PostgreSQL notification channel whose notifications mean "the desired state changed" (see the class
+         * comment for the trigger that sends them); default none. Needs PostgreSQL's JDBC driver on the classpath
+         * and a DataSource whose connections are PostgreSQL's (a pool's are, unwrapped).
+         *
+         * @throws IllegalArgumentException if PostgreSQL would not take the name unquoted (lower-case letters,
+         *                                  digits and underscores, at most 63 characters)
+         */
+        public Builder notifyChannel(String channel) {
+            this.notifyChannel = PostgresChangeListener.checkChannel(channel);
             return this;
         }
 

@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * A message from a worker to the backend, as in the seed's WebSocket message table: {@code stateReport},
- * {@code imageDetection} and {@code patchSession}. Optional fields are {@code null} when the worker left them out.
+ * {@code imageDetection} and {@code patchSession}; and Baton's optional {@code draining}, by which a worker announces
+ * that it is about to stop. Optional fields are {@code null} when the worker left them out.
  */
 public sealed interface WorkerMessage {
 
@@ -88,6 +89,21 @@ public sealed interface WorkerMessage {
         @Override
         public String type() {
             return "patchSession";
+        }
+    }
+
+    /**
+     * {@code draining} (Baton's, optional; the seed's workers never send it): the worker is about to stop, so the
+     * leader moves its items to other workers, each started and confirmed there before it is stopped here, and the
+     * worker waits until it runs nothing before it exits. A worker still draining sends it again on every new
+     * connection: the leader forgets an announced drain when the connection it came on ends.
+     *
+     * @param reason why, for the logs (optional)
+     */
+    record Draining(String reason) implements WorkerMessage {
+        @Override
+        public String type() {
+            return "draining";
         }
     }
 }

@@ -85,7 +85,7 @@ final class FakeWorkers implements WorkerTransport {
     @Override
     public CompletableFuture<Socket> open(URI uri, Duration timeout, Handler handler) {
         Worker worker = workers.get(uri.toString());
-        if (worker == null || !worker.running) {
+        if (worker == null || !worker.running || worker.cut) {
             return CompletableFuture.failedFuture(new ConnectException("connection refused: " + uri));
         }
         FakeSocket socket = new FakeSocket(worker, handler);
@@ -100,6 +100,7 @@ final class FakeWorkers implements WorkerTransport {
         final List<String> received = new ArrayList<>();
         final List<FakeSocket> sockets = new ArrayList<>();
         boolean running = true;
+        boolean cut;
         boolean ignoreSubscribes;
         boolean silent;
         double cpu = 10;
@@ -126,6 +127,29 @@ final class FakeWorkers implements WorkerTransport {
 
         void restart() {
             running = true;
+        }
+
+        /** The network to it fails: connections reset and refused, while it goes on running its items. */
+        void cutOff() {
+            cut = true;
+            for (FakeSocket s : List.copyOf(sockets)) {
+                s.open = false;
+                s.handler.onError(new IOException("connection reset"));
+            }
+            sockets.clear();
+        }
+
+        /** The network is back: the next connection attempt succeeds. */
+        void reconnectable() {
+            cut = false;
+        }
+
+        /** Tells every connected backend it is about to stop ({@code draining}). */
+        void announceDrain(String reason) {
+            String json = codec.encode(new WorkerMessage.Draining(reason));
+            for (FakeSocket socket : List.copyOf(sockets)) {
+                socket.toBackend(json);
+            }
         }
 
         /** Sends a detection for {@code item} on every open connection if this worker runs it. */

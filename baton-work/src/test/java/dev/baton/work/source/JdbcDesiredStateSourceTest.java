@@ -2,6 +2,9 @@ package dev.baton.work.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.core.Registration;
 
 import dev.baton.testkit.PostgresServer;
 import dev.baton.work.WorkItem;
@@ -10,13 +13,17 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
-/** The JDBC source on a private PostgreSQL: the seed's displays, cameras and models joined into items. */
+/**
+ * The JDBC source on a private PostgreSQL: displays, cameras and models joined into items, and changes signalled by
+ * a trigger's notifications.
+ */
 class JdbcDesiredStateSourceTest {
 
     private static final String QUERY = """
@@ -105,5 +112,65 @@ class JdbcDesiredStateSourceTest {
                 .hasMessageStartingWith("the desired state query has no column 'subscriptionidentifier'");
         assertThatThrownBy(() -> JdbcDesiredStateSource.builder(dataSource, "SELECT * FROM nowhere").build().load())
                 .isInstanceOf(SQLException.class).hasMessageContaining("nowhere");
+    }
+
+    @Test
+    void aChannelPostgresWouldNotTakeUnquotedIsRefusedWithTheRule() {
+        assertThatThrownBy(() -> JdbcDesiredStateSource.builder(dataSource, QUERY).notifyChannel("Desired-State"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("notification channel 'Desired-State': expected lower-case letters");
+    }
+
+    @Test
+    void withoutAChannelTheWatchSignalsNothing() {
+        AtomicInteger signals = new AtomicInteger();
+        try (Registration watch = JdbcDesiredStateSource.builder(dataSource, QUERY).build()
+                .watch(signals::incrementAndGet)) {
+            assertThat(watch).isNotNull();
+        }
+        assertThat(signals).hasValue(0);
+    }
+
+    @Test
+    void aTriggersNotificationSignalsTheWatchAndALostListenerComesBackAndSignals() throws Exception {
+        execute("""
+                CREATE TABLE schedule (id int PRIMARY KEY, display_id text);
+                CREATE FUNCTION desired_state_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                  PERFORM pg_notify('desired_state', TG_TABLE_NAME);
+                  RETURN NULL;
+                END $$;
+                CREATE TRIGGER schedule_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON schedule
+                  FOR EACH STATEMENT EXECUTE FUNCTION desired_state_changed();
+                """);
+        AtomicInteger signals = new AtomicInteger();
+        JdbcDesiredStateSource source = JdbcDesiredStateSource.builder(dataSource, QUERY)
+                .notifyChannel("desired_state").build();
+        try (Registration watch = source.watch(signals::incrementAndGet)) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> listeners() == 1);
+            assertThat(signals).hasValue(0);
+
+            execute("INSERT INTO schedule VALUES (1, 'display-1')");
+            await().atMost(Duration.ofSeconds(30)).until(() -> signals.get() >= 1);
+
+            int before = signals.get();
+            execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN desired_state'");
+            // Back on a new connection, it signals once: a change made while nobody listened would be lost.
+            await().atMost(Duration.ofSeconds(30)).until(() -> signals.get() > before && listeners() == 1);
+
+            int afterReconnect = signals.get();
+            execute("UPDATE schedule SET display_id = 'display-2'");
+            await().atMost(Duration.ofSeconds(30)).until(() -> signals.get() > afterReconnect);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> listeners() == 0);
+    }
+
+    /** The server's sessions whose last statement was the watch's LISTEN. */
+    private static int listeners() throws SQLException {
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+             var rows = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE query = 'LISTEN desired_state'")) {
+            rows.next();
+            return rows.getInt(1);
+        }
     }
 }

@@ -32,6 +32,9 @@ import org.java_websocket.framing.CloseFrame;
  * the connection takes them, with a state report every 1,000 messages ({@link Builder#flood(boolean)} keeps doing so
  * while it runs).
  *
+ * <p>Before it stops it can {@linkplain #drain drain}: announce {@code draining} to every backend (and to each that
+ * connects later) and wait until the leader has moved everything it ran elsewhere.
+ *
  * <p>It cannot use baton-work's codec (baton-work's tests run against it), so it reads and writes the JSON itself.
  * Thread-safe. The {@link Listener} is called on the worker's timer thread or the server's thread.
  */
@@ -75,6 +78,7 @@ public final class SimulatedWorker implements AutoCloseable {
 
     private volatile SocketServer server;
     private volatile int port;
+    private volatile String drainReason;
     private boolean closed;
 
     private SimulatedWorker(Builder b) {
@@ -247,6 +251,28 @@ public final class SimulatedWorker implements AutoCloseable {
         broadcast(WorkerJson.patchSession(sessionId, dataJson));
     }
 
+    /**
+     * Announces that it is about to stop ({@code draining}, with {@code reason}) to every connected backend, and
+     * again on every later connection, then waits until it runs nothing (the leader moved each item to another worker
+     * and then unsubscribed it here) or {@code timeout} passes.
+     *
+     * @return whether it runs nothing now
+     */
+    public boolean drain(String reason, Duration timeout) throws InterruptedException {
+        drainReason = reason == null ? "stopping" : reason;
+        broadcast(WorkerJson.draining(drainReason));
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!protocol.subscriptionIds().isEmpty() && System.nanoTime() - deadline < 0) {
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+        return protocol.subscriptionIds().isEmpty();
+    }
+
+    /** Whether {@link #drain} was called. */
+    public boolean isDraining() {
+        return drainReason != null;
+    }
+
     /** Sends one piece of {@code garbage} to every connected backend. */
     public void sendGarbage(Garbage garbage) {
         broadcast(WorkerJson.garbage(Objects.requireNonNull(garbage, "garbage"), oversizedBytes));
@@ -302,6 +328,10 @@ public final class SimulatedWorker implements AutoCloseable {
     private void onMessage(WebSocket conn, String text) {
         listener.onCommand(text);
         protocol.onCommand(text, reply -> sender.send(conn, reply));
+        String reason = drainReason;
+        if (reason != null && "requestState".equals(WorkerJson.typeOf(text))) {
+            sender.send(conn, WorkerJson.draining(reason)); // a new backend connection: announce it there too
+        }
     }
 
     private void broadcast(String text) {

@@ -66,6 +66,15 @@ final class WorkerJson {
                 .put("modelName", "flood");
     }
 
+    /** Baton's {@code draining}: the worker is about to stop; {@code reason} may be null. */
+    static String draining(String reason) {
+        ObjectNode m = MAPPER.createObjectNode().put("type", "draining");
+        if (reason != null) {
+            m.put("reason", reason);
+        }
+        return m.toString();
+    }
+
     /** A {@code patchSession} carrying {@code dataJson} (any JSON value). */
     static String patchSession(long sessionId, String dataJson) {
         ObjectNode m = MAPPER.createObjectNode().put("type", "patchSession").put("sessionId", sessionId);

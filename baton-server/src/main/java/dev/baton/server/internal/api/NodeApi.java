@@ -176,6 +176,7 @@ public final class NodeApi implements AutoCloseable {
         settings.apiToken().map(BearerAuth::new).ifPresent(auth -> {
             app.before("/cluster/leader/release", auth);
             app.before("/work/regenerate", auth);
+            app.before(WorkStateRoutes.DRAIN_PATH, auth);
             if (store.isPresent()) {
                 app.before("/work/items/{id}", auth);
             }
@@ -189,6 +190,7 @@ public final class NodeApi implements AutoCloseable {
             WorkItemRoutes.registerWithoutStore(app, backend);
         }
         if (work.isPresent()) {
+            app.before(WorkStateRoutes.DRAIN_PATH, LeaderOnly.handler(gate));
             new WorkStateRoutes(work.get(), calls).register(app);
         } else {
             WorkStateRoutes.registerWithout(app, store.isPresent() ? WorkStateRoutes.notRunning()

@@ -21,6 +21,11 @@ import java.util.TreeMap;
  * {@code regenerate_subscriptions} notice to the leader, which reloads the desired items (the stored ones and the
  * {@code --items-sql} query's) and reconciles now instead of at its next interval. Answered {@code 202} once the notice
  * is sent.
+ *
+ * <p>{@code POST /work/workers/{id}/drain} and {@code DELETE /work/workers/{id}/drain}, on the leader (the
+ * {@code LeaderOnly} gate and the API token run first): start or end a drain of the worker ({@link WorkCluster#drain}),
+ * whose items then move make-before-break. {@code {id}} is the worker's URL percent-encoded, or just its
+ * {@code host:port} as the URL names it. An optional {@code reason} query parameter is kept with the drain.
  */
 final class WorkStateRoutes {
 
@@ -35,7 +40,12 @@ final class WorkStateRoutes {
     void register(Javalin app) {
         app.get("/work/state", this::state);
         app.post("/work/regenerate", this::regenerate);
+        app.post(DRAIN_PATH, ctx -> drain(ctx, true));
+        app.delete(DRAIN_PATH, ctx -> drain(ctx, false));
     }
+
+    /** The drain path, for the token and leader-only gates. */
+    static final String DRAIN_PATH = "/work/workers/{id}/drain";
 
     /** The paths on a node that runs no work cluster: answered with {@code problem}. */
     static void registerWithout(Javalin app, ApiProblem problem) {
@@ -43,6 +53,12 @@ final class WorkStateRoutes {
             throw problem;
         });
         app.post("/work/regenerate", ctx -> {
+            throw problem;
+        });
+        app.post(DRAIN_PATH, ctx -> {
+            throw problem;
+        });
+        app.delete(DRAIN_PATH, ctx -> {
             throw problem;
         });
     }
@@ -65,6 +81,27 @@ final class WorkStateRoutes {
         ApiJson.send(ctx, 202, json);
     }
 
+    private void drain(Context ctx, boolean start) {
+        String id = ctx.pathParam("id");
+        String url = cluster.workers().stream()
+                .filter(w -> w.equals(id) || w.endsWith("://" + id))
+                .findFirst()
+                .orElseThrow(() -> new ApiProblem(404, "unknown_worker", "No worker '" + id + "' in this work cluster;"
+                        + " its workers are " + String.join(", ", cluster.workers())
+                        + " (name one by its URL, percent-encoded, or its host:port)"));
+        String reason = ctx.queryParam("reason");
+        boolean known = start
+                ? calls.await(cluster.drain(url, reason == null ? "POST " + ctx.path() : reason), "recording the drain")
+                : calls.await(cluster.undrain(url), "ending the drain");
+        ObjectNode json = ApiJson.object();
+        json.put("worker", url);
+        json.put("draining", start);
+        if (!start) {
+            json.put("was_draining", known);
+        }
+        ApiJson.send(ctx, 200, json);
+    }
+
     static ObjectNode json(WorkClusterState state) {
         ObjectNode json = ApiJson.object();
         json.put("process_id", state.processId());
@@ -81,6 +118,8 @@ final class WorkStateRoutes {
         ArrayNode assignments = json.putArray("assignments");
         state.items().stream().sorted((a, b) -> a.subscriptionIdentifier().compareTo(b.subscriptionIdentifier()))
                 .forEach(item -> assignment(assignments.addObject(), item));
+        ObjectNode draining = json.putObject("draining");
+        new TreeMap<>(state.draining()).forEach(draining::put);
         return json;
     }
 

@@ -1,5 +1,6 @@
 package dev.baton.work.internal.cluster;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.work.ActualSubscription;
 import dev.baton.work.StoreLayout;
 import dev.baton.work.WorkCluster;
@@ -22,20 +23,21 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads the work cluster's state from the store (the registry, {@code worker:connections},
- * {@code worker:assignments}, {@code worker:actual_subscriptions}), in parallel: what {@link WorkCluster#getState()}
+ * {@code worker:assignments}, {@code worker:actual_subscriptions}, {@code worker:draining}), in parallel: what {@link WorkCluster#getState()}
  * shows on every process. Unreadable entries are left out.
  */
 final class StateReader {
 
     private static final Logger log = LoggerFactory.getLogger(StateReader.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The state read, before the reading process adds who it is. */
     record Read(List<WorkerConnectionState> workers, List<WorkClusterState.Slave> slaves,
-                Map<String, String> assignments, List<ActualSubscription> items) {
+                Map<String, String> assignments, List<ActualSubscription> items, Map<String, String> draining) {
 
         WorkClusterState as(String processId, boolean leading) {
             return new WorkClusterState(processId, leading, processId, workers.size(), slaves.size(), workers,
-                    slaves, assignments, items);
+                    slaves, assignments, items, draining);
         }
     }
 
@@ -50,7 +52,8 @@ final class StateReader {
         CompletableFuture<SortedMap<String, FencedValue>> assignments = store.mapEntries(group,
                 layout.assignmentsMap());
         CompletableFuture<SortedMap<String, FencedValue>> actual = store.mapEntries(group, layout.actualMap());
-        return CompletableFuture.allOf(members, connections, assignments, actual).thenApply(done -> {
+        CompletableFuture<SortedMap<String, FencedValue>> drains = store.mapEntries(group, layout.drainingMap());
+        return CompletableFuture.allOf(members, connections, assignments, actual, drains).thenApply(done -> {
             Map<String, String> assigned = new TreeMap<>();
             assignments.join().forEach((w, v) -> assigned.put(w, new String(v.value(), StandardCharsets.UTF_8)));
             List<WorkerConnectionState> workers = new ArrayList<>();
@@ -71,8 +74,19 @@ final class StateReader {
                     log.debug("unreadable actual subscription {}: {}", id, e.getMessage());
                 }
             });
-            return new Read(workers, slaves, assigned, items);
+            Map<String, String> draining = new TreeMap<>();
+            drains.join().forEach((url, v) -> draining.put(url, drainReason(v.value())));
+            return new Read(workers, slaves, assigned, items, draining);
         });
+    }
+
+    /** The reason of a stored drain ({@code {"reason": …}}), or the raw text if it is not such an object. */
+    private static String drainReason(byte[] value) {
+        try {
+            return JSON.readTree(value).path("reason").asText("");
+        } catch (java.io.IOException e) {
+            return new String(value, StandardCharsets.UTF_8);
+        }
     }
 
     private static WorkerConnectionState connection(String url, FencedValue value) {

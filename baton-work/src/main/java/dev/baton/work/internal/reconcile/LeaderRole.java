@@ -3,6 +3,7 @@ package dev.baton.work.internal.reconcile;
 import dev.baton.work.WorkClusterConfig;
 import dev.baton.core.Membership;
 import dev.baton.core.Leadership;
+import dev.baton.core.Registration;
 import dev.baton.core.store.FencedValue;
 import dev.baton.core.store.Subscription;
 import dev.baton.work.SubscriptionIdentifier;
@@ -18,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +39,8 @@ public final class LeaderRole {
 
     private static final Logger log = LoggerFactory.getLogger(LeaderRole.class);
     private static final int ANSWERS_KEPT = 10_000;
+    /** Stands in {@link #sourceWatch} once the role stopped, so a watch that starts late is closed at once. */
+    private static final Registration NO_MORE_WATCHES = () -> { };
 
     private final ClusterStore shared;
     private final WorkClusterConfig config;
@@ -61,6 +66,8 @@ public final class LeaderRole {
     private volatile boolean active;
     private boolean stopped;
     private Subscription commands;
+    // The desired state source's change watch: set on the source executor, taken (and closed) by stop().
+    private final AtomicReference<Registration> sourceWatch = new AtomicReference<>();
 
     /**
      * @param shared     the group's store, as this process
@@ -103,6 +110,22 @@ public final class LeaderRole {
             public void patchSession(String url, WorkerMessage.PatchSession patch) {
                 answerPatch(url, patch);
             }
+
+            @Override
+            public void drainAnnounced(String url, String reason) {
+                if (active) {
+                    reconciler.drain(url, reason == null ? "announced by the worker" : "announced by the worker: "
+                            + reason, true, known -> { }, e -> log.warn("could not record the drain {} announced: {}",
+                            url, e.toString()));
+                }
+            }
+
+            @Override
+            public void connectionEnded(String url) {
+                if (active) {
+                    reconciler.connectionEnded(url);
+                }
+            }
         });
         this.reconciler = new Reconciler(shared, config, threads, hooks, local, writer, pool, () -> active);
         this.router = new ResultRouter(shared, config, threads, membership, fleet.urls(), local, writer,
@@ -144,6 +167,23 @@ public final class LeaderRole {
         pool.start();
         router.start();
         reconciler.start();
+        threads.sourceExecutor().execute(this::watchSource);
+    }
+
+    /** On the source executor: asks the source to signal changes, which reload the desired state at once. */
+    private void watchSource() {
+        Registration watch;
+        try {
+            watch = hooks.source().watch(() -> threads.scheduler().execute(
+                    () -> regenerate("the desired state source changed")));
+        } catch (RuntimeException e) {
+            log.warn("the desired state source could not start watching for changes ({}); it is reloaded at the "
+                    + "reconcile interval", e.toString());
+            return;
+        }
+        if (!sourceWatch.compareAndSet(null, watch)) {
+            watch.close();
+        }
     }
 
     /** Stops acting at once; any thread. Nothing is written or sent after this returns. */
@@ -165,6 +205,14 @@ public final class LeaderRole {
         reconciler.stop();
         router.stop();
         pool.close();
+        Registration watch = sourceWatch.getAndSet(NO_MORE_WATCHES);
+        if (watch != null) {
+            try {
+                threads.sourceExecutor().execute(watch::close);
+            } catch (RejectedExecutionException e) {
+                watch.close();  // the cluster is closing its executors: close here rather than leak the watch
+            }
+        }
         for (var e : new ArrayList<>(open.entrySet())) {
             e.getKey().complete(refusal(e.getValue(), true, "the leader stepped down: " + reason));
         }
@@ -274,6 +322,15 @@ public final class LeaderRole {
             unsubscribeCamera(u, answer);
         } else if (request instanceof BusMessage.SetSession s) {
             answer.complete(ok(request, setSession(s.subscriptionIdentifier(), s.sessionId()) ? 1 : 0));
+        } else if (request instanceof BusMessage.DrainWorker d) {
+            Consumer<Boolean> done = known -> answer.complete(ok(request, known ? 1 : 0));
+            Consumer<Throwable> failed = e -> answer.complete(refusal(request, true, "the store failed: " + e));
+            if (d.drain()) {
+                reconciler.drain(d.workerUrl(), d.reason() == null ? "asked by " + d.replyTo() : d.reason(), false,
+                        done, failed);
+            } else {
+                reconciler.undrain(d.workerUrl(), done, failed);
+            }
         } else if (request instanceof BusMessage.Listeners l) {
             router.offer(l.card()).whenComplete((ok, e) -> threads.scheduler().execute(() -> answer.complete(e == null
                     ? ok(request, l.card().version())

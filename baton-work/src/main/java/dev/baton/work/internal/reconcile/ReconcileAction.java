@@ -10,9 +10,15 @@ sealed interface ReconcileAction {
 
     /**
      * Put the item on {@code to}: record it there (pending), then stop it on {@code from} (if any) and subscribe it on
-     * {@code to}, with a model URL resolved now.
+     * {@code to}, with a model URL resolved now. {@code makeBeforeBreak} (a move off a draining worker): {@code from}
+     * keeps running it until {@code to} is confirmed running it, and is stopped then.
      */
-    record Assign(String item, String from, String to) implements ReconcileAction {
+    record Assign(String item, String from, String to, boolean makeBeforeBreak) implements ReconcileAction {
+
+        /** A move that stops the item on {@code from} at once. */
+        Assign(String item, String from, String to) {
+            this(item, from, to, false);
+        }
     }
 
     /** The item is no longer desired: delete its record, then stop it on {@code from} (if any). */

@@ -10,13 +10,18 @@ import dev.baton.work.WorkItem;
 import dev.baton.work.WorkItemJson;
 import dev.baton.work.plan.Planner;
 import dev.baton.work.internal.worker.WorkerCommand;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -31,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * starts), runs {@link Reconciliation} rounds and carries out their actions: the store write first, under the term,
  * then the commands to the workers, so a deposed leader sends nothing the store did not accept. Per-item retries
  * back off exponentially. Runs on the leader's scheduler.
+ *
+ * <p>Drains: a worker being drained (by an operator, kept in {@code worker:draining} so the next leader goes on
+ * with it, or announced by the worker itself, for as long as the connection it came on lasts) gets nothing new, and
+ * its items move make-before-break: each is recorded on and subscribed to its new worker, and stopped on the drained
+ * one only once the new worker's report confirms it ({@link #handovers}).
  */
 final class Reconciler {
 
@@ -47,6 +57,8 @@ final class Reconciler {
     private final Reconciliation logic;
     private final Backoff backoff;
     private final String actualMap;
+    private final String drainingMap;
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private Map<String, WorkItem> storeItems;
     // Store items this leader wrote or removed while a load was under way: the load may have read before the write,
@@ -56,6 +68,9 @@ final class Reconciler {
     private Map<String, WorkItem> desired;
     private final Map<String, ActualSubscription> actual = new HashMap<>();
     private final Set<String> unconfirmed = new HashSet<>();
+    // Workers being drained -> why; and items moving off one, not yet confirmed on the new worker -> the drained one.
+    private final Map<String, Drain> draining = new TreeMap<>();
+    private final Map<String, String> handovers = new HashMap<>();
     private boolean actualLoaded;
     private boolean settled;
     private final Map<String, String> inFlight = new HashMap<>();
@@ -82,9 +97,11 @@ final class Reconciler {
         this.writer = writer;
         this.pool = pool;
         this.active = active;
-        this.logic = new Reconciliation(new Planner(config.planner()), config.confirmTimeout());
+        this.logic = new Reconciliation(new Planner(config.planner()), config.confirmTimeout(),
+                config.restartGrace());
         this.backoff = new Backoff(config.retryInitial(), config.retryMax());
         this.actualMap = config.layout().actualMap();
+        this.drainingMap = config.layout().drainingMap();
         this.sourceItems = null;
     }
 
@@ -100,6 +117,7 @@ final class Reconciler {
                 return;
             }
             entries.forEach(this::loadRecord);
+            loadDrains();
             actualLoaded = true;
             log.info("leader term {}: {} recorded subscriptions loaded", writer.term(), actual.size());
             requestRound();
@@ -110,6 +128,34 @@ final class Reconciler {
             requestRound();
         });
         scheduleTick();
+    }
+
+    /**
+     * The operators' drains of earlier leaders carry on; drains their workers announced are forgotten (each lasted
+     * its connection, and a worker still draining announces it again on this leader's).
+     */
+    private void loadDrains() {
+        shared.store().maps().mapEntries(shared.group(), drainingMap).whenComplete((entries, error) ->
+                threads.scheduler().execute(() -> {
+                    if (!active.getAsBoolean()) {
+                        return;
+                    }
+                    if (error != null) {
+                        log.warn("could not read {} ({}); retrying", drainingMap, error.toString());
+                        threads.scheduler().schedule(config.retryInitial(), this::loadDrains);
+                        return;
+                    }
+                    entries.forEach((url, value) -> {
+                        Drain drain = Drain.parse(value.value());
+                        if (drain == null || drain.announced()) {
+                            writer.remove(drainingMap, url, existed -> { }, e -> { });
+                        } else if (!draining.containsKey(url)) {
+                            draining.put(url, drain);
+                            log.info("worker {} is being drained ({})", url, drain.reason());
+                        }
+                    });
+                    requestRound();
+                }));
     }
 
     private void loadRecord(String item, FencedValue value) {
@@ -249,6 +295,83 @@ final class Reconciler {
         }
     }
 
+    // ---------------------------------------------------------------- drains
+
+    /**
+     * Drains {@code url}: recorded first (under the term), then its items start moving. {@code done} gets false for
+     * a worker that is not one of the cluster's. An operator's drain replaces an announced one, not the other way.
+     */
+    void drain(String url, String reason, boolean announced, Consumer<Boolean> done, Consumer<Throwable> failed) {
+        if (!pool.knows(url)) {
+            done.accept(false);
+            return;
+        }
+        Drain current = draining.get(url);
+        if (current != null && (!current.announced() || announced)) {
+            done.accept(true);
+            return;
+        }
+        Drain drain = new Drain(reason, announced, threads.clock().instant());
+        writer.put(drainingMap, url, drain.toJson(), () -> {
+            draining.put(url, drain);
+            log.info("draining worker {}: {}", url, reason);
+            local.event(new WorkClusterEvent.WorkerDraining(url, reason, announced));
+            requestRound();
+            done.accept(true);
+        }, failed);
+    }
+
+    /** Ends a drain of {@code url} (the worker may get items again); {@code done} gets whether it was draining. */
+    void undrain(String url, Consumer<Boolean> done, Consumer<Throwable> failed) {
+        writer.remove(drainingMap, url, existed -> {
+            boolean was = draining.remove(url) != null;
+            if (was) {
+                log.info("worker {} is no longer drained", url);
+                requestRound();
+            }
+            done.accept(was || existed);
+        }, failed);
+    }
+
+    /** The connection of {@code url} ended: a drain it announced ends with it (it announces again if still draining). */
+    void connectionEnded(String url) {
+        Drain drain = draining.get(url);
+        if (drain != null && drain.announced()) {
+            undrain(url, was -> { }, e -> log.debug("could not forget the announced drain of {}: {}", url, e.toString()));
+        }
+    }
+
+    /** The workers being drained now, by URL, with why. */
+    Map<String, Drain> draining() {
+        return Map.copyOf(draining);
+    }
+
+    /**
+     * A drain: why, whether the worker announced it (it lasts that worker's connection) or an operator asked for it
+     * (it lasts until undone), and since when.
+     */
+    record Drain(String reason, boolean announced, Instant since) {
+
+        byte[] toJson() {
+            ObjectNode node = JSON.createObjectNode();
+            node.put("reason", reason);
+            node.put("announced", announced);
+            node.put("since", since.toString());
+            return node.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        /** The drain stored as {@code json}, or null if it is not one. */
+        static Drain parse(byte[] json) {
+            try {
+                JsonNode node = JSON.readTree(json);
+                return new Drain(node.path("reason").asText(""), node.path("announced").asBoolean(false),
+                        Instant.parse(node.path("since").asText()));
+            } catch (java.io.IOException | java.time.format.DateTimeParseException e) {
+                return null;
+            }
+        }
+    }
+
     /** Whether the item is desired now (true while the desired state is not loaded yet). */
     boolean isDesired(String id) {
         return desired == null || desired.containsKey(id);
@@ -294,8 +417,14 @@ final class Reconciler {
             long horizon = config.confirmTimeout().toNanos() * 2;
             lastUnsubscribed.values().removeIf(t -> now - t > horizon);
         }
-        List<ReconcileAction> actions = logic.decide(new Reconciliation.Input(desired, actual, pool.views(),
-                inFlight, notBefore, lastSent, lastUnsubscribed, now));
+        List<WorkerView> views = pool.views();
+        for (WorkerView view : views) {
+            if (logic.inGrace(view, draining.keySet(), now)) {
+                wakeAt(logic.graceEndsAt(view)); // its items move when the grace ends, unless it is back
+            }
+        }
+        List<ReconcileAction> actions = logic.decide(new Reconciliation.Input(desired, actual, views,
+                inFlight, notBefore, lastSent, lastUnsubscribed, now, draining.keySet(), handovers));
         for (ReconcileAction action : actions) {
             execute(action, now);
         }
@@ -303,7 +432,7 @@ final class Reconciler {
 
     private void execute(ReconcileAction action, long now) {
         if (action instanceof ReconcileAction.Assign a) {
-            assign(a.item(), a.from(), a.to());
+            assign(a.item(), a.from(), a.to(), a.makeBeforeBreak());
         } else if (action instanceof ReconcileAction.Remove r) {
             remove(r.item(), r.from());
         } else if (action instanceof ReconcileAction.Unassign u) {
@@ -321,7 +450,7 @@ final class Reconciler {
         }
     }
 
-    private void assign(String id, String from, String to) {
+    private void assign(String id, String from, String to, boolean makeBeforeBreak) {
         WorkItem item = desired.get(id);
         inFlight.put(id, to);
         resolve(id, item, to, resolved -> {
@@ -332,7 +461,9 @@ final class Reconciler {
             writer.put(actualMap, id, record.toJson(), () -> {
                 inFlight.remove(id);
                 setActual(record);
-                if (from != null) {
+                if (makeBeforeBreak) {
+                    handovers.put(id, from); // stopped there once the new worker confirms it
+                } else if (from != null) {
                     stop(from, id, now);
                 }
                 send(to, resolved);
@@ -346,6 +477,7 @@ final class Reconciler {
         inFlight.put(id, null);
         writer.remove(actualMap, id, existed -> {
             inFlight.remove(id);
+            endHandover(id);
             forget(id);
             if (from != null) {
                 stop(from, id, threads.clock().nanoTime());
@@ -360,6 +492,7 @@ final class Reconciler {
         writer.put(actualMap, id, record.toJson(), () -> {
             inFlight.remove(id);
             setActual(record);
+            endHandover(id);
             if (from != null) {
                 stop(from, id, threads.clock().nanoTime());
             }
@@ -411,6 +544,10 @@ final class Reconciler {
             setActual(confirmed);
             attempts.remove(id);
             notBefore.remove(id);
+            String drained = handovers.remove(id);
+            if (drained != null && !drained.equals(worker)) {
+                stop(drained, id, threads.clock().nanoTime()); // running on its new worker now: break
+            }
             WorkItem item = desired.get(id);
             if (item != null && !pool.holds(worker, id) && confirmed.modelUrl() != null) {
                 pool.adopt(worker, subscribe(item, confirmed.modelUrl()));
@@ -451,6 +588,14 @@ final class Reconciler {
         pool.subscribe(worker, subscribe(resolved, resolved.modelUrl()));
         lastSent.put(resolved.subscriptionIdentifier(), now);
         wakeAt(now + config.confirmTimeout().toNanos());
+    }
+
+    /** The item will not be confirmed on a new worker after all: the drained worker's copy stops now. */
+    private void endHandover(String id) {
+        String drained = handovers.remove(id);
+        if (drained != null) {
+            stop(drained, id, threads.clock().nanoTime());
+        }
     }
 
     private void stop(String worker, String id, long now) {

@@ -2,6 +2,7 @@ package dev.baton.work.internal.reconcile;
 
 import dev.baton.work.ActualSubscription;
 import dev.baton.work.WorkItem;
+import dev.baton.work.plan.BalanceMode;
 import dev.baton.work.plan.Move;
 import dev.baton.work.plan.Plan;
 import dev.baton.work.plan.PlanInput;
@@ -38,6 +39,12 @@ import java.util.Set;
  *       ({@link ReconcileAction.Unsubscribe}), at most once per {@code confirmTimeout} per worker and item.</li>
  *   <li>Items in flight (an action under way) are left alone; items backing off after a failure are not assigned
  *       or subscribed again before their time.</li>
+ *   <li>A <b>draining</b> worker may hold nothing: its items move, make-before-break (the move is
+ *       {@link ReconcileAction.Assign#makeBeforeBreak()}, and the drained worker's copy is not stopped while the
+ *       move is a {@linkplain Input#handovers() hand-over} in progress); an item with nowhere to go stays where it
+ *       is.</li>
+ *   <li>A worker <b>away</b> for less than the restart grace keeps its items: the planner sees it eligible with
+ *       room for exactly what it holds, so nothing moves off it for its absence and nothing new goes to it.</li>
  * </ul>
  */
 final class Reconciliation {
@@ -53,18 +60,47 @@ final class Reconciliation {
      * @param lastSent         items -> when {@code subscribe} was last sent for them by this leader
      * @param lastUnsubscribed {@link #key(String, String)} -> when {@code unsubscribe} was last sent
      * @param nowNanos         the time now
+     * @param draining         the workers being drained
+     * @param handovers        items moving off a draining worker, not yet confirmed on their new one -> that
+     *                         draining worker, which keeps running them meanwhile
      */
     public record Input(Map<String, WorkItem> desired, Map<String, ActualSubscription> actual,
                         List<WorkerView> workers, Map<String, String> inFlight, Map<String, Long> notBefore,
-                        Map<String, Long> lastSent, Map<String, Long> lastUnsubscribed, long nowNanos) {
+                        Map<String, Long> lastSent, Map<String, Long> lastUnsubscribed, long nowNanos,
+                        Set<String> draining, Map<String, String> handovers) {
+
+        /** A round with nothing draining and no hand-over under way. */
+        public Input(Map<String, WorkItem> desired, Map<String, ActualSubscription> actual, List<WorkerView> workers,
+                     Map<String, String> inFlight, Map<String, Long> notBefore, Map<String, Long> lastSent,
+                     Map<String, Long> lastUnsubscribed, long nowNanos) {
+            this(desired, actual, workers, inFlight, notBefore, lastSent, lastUnsubscribed, nowNanos, Set.of(),
+                    Map.of());
+        }
     }
 
     private final Planner planner;
     private final long confirmTimeoutNanos;
+    private final long restartGraceNanos;
 
     public Reconciliation(Planner planner, Duration confirmTimeout) {
+        this(planner, confirmTimeout, Duration.ZERO);
+    }
+
+    public Reconciliation(Planner planner, Duration confirmTimeout, Duration restartGrace) {
         this.planner = Objects.requireNonNull(planner, "planner");
         this.confirmTimeoutNanos = confirmTimeout.toNanos();
+        this.restartGraceNanos = restartGrace.toNanos();
+    }
+
+    /** Whether {@code view} is away but still within the restart grace at {@code now} (a drained one never is). */
+    public boolean inGrace(WorkerView view, Set<String> draining, long now) {
+        return restartGraceNanos > 0 && view.away() && !draining.contains(view.url())
+                && now - view.awaySinceNanos() < restartGraceNanos;
+    }
+
+    /** When the grace of an away worker ends. */
+    public long graceEndsAt(WorkerView view) {
+        return view.awaySinceNanos() + restartGraceNanos;
     }
 
     /** The key of a (worker, item) pair in {@link Input#lastUnsubscribed()}. */
@@ -92,23 +128,34 @@ final class Reconciliation {
         for (WorkItem item : in.desired().values()) {
             builder.item(item.subscriptionIdentifier(), item.effectiveWeight());
         }
-        for (WorkerView view : in.workers()) {
-            builder.worker(new Worker(view.url(), view.capacity(), view.cpu(), view.memory(), view.eligible()));
-        }
         // Where things are now: the record (or the target of an action under way), and, for a desired item without
         // a record, every worker that reports it.
         Set<String> adoptable = new HashSet<>();
+        Map<String, Long> held = new HashMap<>();
         for (Map.Entry<String, ActualSubscription> e : in.actual().entrySet()) {
             String item = e.getKey();
             String at = in.inFlight().containsKey(item) ? in.inFlight().get(item) : e.getValue().assignedWorkerUrl();
             if (at != null) {
                 builder.assigned(item, at);
+                held.merge(at, load(in, item), Long::sum);
             }
         }
         for (Map.Entry<String, String> e : in.inFlight().entrySet()) {
             if (!in.actual().containsKey(e.getKey()) && e.getValue() != null) {
                 builder.assigned(e.getKey(), e.getValue());
+                held.merge(e.getValue(), load(in, e.getKey()), Long::sum);
             }
+        }
+        for (WorkerView view : in.workers()) {
+            boolean draining = in.draining().contains(view.url());
+            boolean eligible = view.eligible() && !draining;
+            long capacity = view.capacity();
+            long holding = held.getOrDefault(view.url(), 0L);
+            if (!view.eligible() && holding > 0 && inGrace(view, in.draining(), now)) {
+                eligible = true; // away for less than the grace: keeps what it holds, gets nothing new
+                capacity = Math.min(capacity, holding);
+            }
+            builder.worker(new Worker(view.url(), capacity, view.cpu(), view.memory(), eligible));
         }
         for (WorkerView view : in.workers()) {
             if (view.reported() == null) {
@@ -141,10 +188,13 @@ final class Reconciliation {
             boolean desired = in.desired().containsKey(item);
             boolean recordedThere = record != null && move.from() != null
                     && move.from().equals(record.assignedWorkerUrl());
+            boolean offDraining = move.from() != null && in.draining().contains(move.from());
             if (move.to() != null) {
                 if (!backingOff(in, item, now)) {
-                    actions.add(new ReconcileAction.Assign(item, move.from(), move.to()));
+                    actions.add(new ReconcileAction.Assign(item, move.from(), move.to(), offDraining && desired));
                 }
+            } else if (desired && recordedThere && offDraining) {
+                continue; // nowhere to go: it keeps running on the draining worker rather than nowhere
             } else if (!desired) {
                 actions.add(recordedThere || move.from() == null
                         ? new ReconcileAction.Remove(item, move.from())
@@ -220,7 +270,7 @@ final class Reconciliation {
             }
             for (String item : view.reported().stream().sorted().toList()) {
                 if (in.inFlight().containsKey(item) || adoptable.contains(item)
-                        || stopping.contains(key(view.url(), item))) {
+                        || stopping.contains(key(view.url(), item)) || view.url().equals(in.handovers().get(item))) {
                     continue;
                 }
                 ActualSubscription record = in.actual().get(item);
@@ -234,6 +284,15 @@ final class Reconciliation {
             }
         }
         return actions;
+    }
+
+    /** What one item counts for on its worker: one in count mode, its weight in weighted mode. */
+    private long load(Input in, String item) {
+        if (planner.config().mode() == BalanceMode.COUNT) {
+            return 1;
+        }
+        WorkItem desired = in.desired().get(item);
+        return desired == null ? 1 : desired.effectiveWeight();
     }
 
     private static boolean backingOff(Input in, String item, long now) {

@@ -52,6 +52,12 @@ final class WorkerPool {
         void detection(String url, WorkerMessage.ImageDetection detection);
 
         void patchSession(String url, WorkerMessage.PatchSession patch);
+
+        /** The worker announced it is about to stop ({@code draining}); the announcement lasts its connection. */
+        void drainAnnounced(String url, String reason);
+
+        /** The connection an announced drain came on has ended. */
+        void connectionEnded(String url);
     }
 
     private static final Logger log = LoggerFactory.getLogger(WorkerPool.class);
@@ -87,8 +93,10 @@ final class WorkerPool {
 
     /** Opens a connection to every worker. */
     void start() {
+        long now = threads.clock().nanoTime();
         for (String url : fleet.urls()) {
             Slot slot = new Slot(url);
+            slot.awaySince = now; // not seen online by this leader yet: away since it started
             slots.put(url, slot);
             slot.connection = new WorkerConnection(URI.create(url), config.connection(), transport,
                     threads.scheduler(), threads.clock(), threads.random(), slot, inbound);
@@ -109,6 +117,11 @@ final class WorkerPool {
         return slots.values().stream().allMatch(s -> s.settled);
     }
 
+    /** Whether {@code url} is one of the cluster's workers. */
+    boolean knows(String url) {
+        return slots.containsKey(url);
+    }
+
     boolean isOnline(String url) {
         Slot slot = slots.get(url);
         return slot != null && slot.connection.isOnline();
@@ -124,7 +137,7 @@ final class WorkerPool {
             views.add(new WorkerView(s.url, online, capacity,
                     report == null ? 0 : fraction(report.cpuUsage()),
                     report == null ? 0 : fraction(report.memoryUsage()),
-                    online ? s.reported : null, s.reportAt, s.openedAt, s.held));
+                    online ? s.reported : null, s.reportAt, s.openedAt, s.held, !online, s.awaySince));
         }
         return views;
     }
@@ -215,6 +228,7 @@ final class WorkerPool {
         long lastStateWrite;
         boolean stateWritten;
         boolean settled;
+        long awaySince;
 
         Slot(String url) {
             this.url = url;
@@ -235,6 +249,12 @@ final class WorkerPool {
             } else if (event instanceof WorkerEvent.Disconnected || event instanceof WorkerEvent.Offline) {
                 reported = null;
                 settled = true;
+                if (event instanceof WorkerEvent.Offline) {
+                    awaySince = threads.clock().nanoTime();
+                }
+                if (event instanceof WorkerEvent.Disconnected) {
+                    callbacks.connectionEnded(url);
+                }
             } else if (event instanceof WorkerEvent.WebSocketError) {
                 settled = true;
             }
@@ -274,6 +294,8 @@ final class WorkerPool {
                 callbacks.detection(url, d);
             } else if (message instanceof WorkerMessage.PatchSession p) {
                 callbacks.patchSession(url, p);
+            } else if (message instanceof WorkerMessage.Draining d) {
+                callbacks.drainAnnounced(url, d.reason());
             } else {
                 // The codec builds only the types above; another one is a bug here, not a worker's fault.
                 throw new IllegalStateException("no handling for worker message " + message.getClass().getName());

@@ -15,10 +15,14 @@ import java.util.Set;
  *                      first report on this connection
  * @param reportAtNanos when that report arrived
  * @param openedAtNanos when the current connection opened
- * @param held          the items the leader's connection holds for it (re-sent on every reconnect)
+ * @param held          the items the leader's connection holds for it (re-sent after a reconnect if the worker no
+ *                      longer runs them)
+ * @param away          not online since it was last (or, never online for this leader, since the leader started)
+ * @param awaySinceNanos when it went away; meaningful only if {@code away}
  */
 record WorkerView(String url, boolean eligible, long capacity, double cpu, double memory, Set<String> reported,
-                         long reportAtNanos, long openedAtNanos, Set<String> held) {
+                         long reportAtNanos, long openedAtNanos, Set<String> held, boolean away,
+                         long awaySinceNanos) {
 
     public WorkerView {
         Objects.requireNonNull(url, "url");

@@ -33,7 +33,8 @@ import java.util.Objects;
     @JsonSubTypes.Type(value = BusMessage.UnsubscribeItem.class, name = "unsubscribe_camera"),
     @JsonSubTypes.Type(value = BusMessage.UnsubscribeCamera.class, name = "unsubscribe_camera_all"),
     @JsonSubTypes.Type(value = BusMessage.SetSession.class, name = "set_session_id"),
-    @JsonSubTypes.Type(value = BusMessage.Listeners.class, name = "listeners")
+    @JsonSubTypes.Type(value = BusMessage.Listeners.class, name = "listeners"),
+    @JsonSubTypes.Type(value = BusMessage.DrainWorker.class, name = "drain_worker")
 })
 public sealed interface BusMessage {
 
@@ -245,6 +246,31 @@ public sealed interface BusMessage {
         @Override
         public String type() {
             return "listeners";
+        }
+    }
+
+    /**
+     * Drain a worker ({@code drain}: its items move to other workers, make-before-break) or end its drain (Baton's
+     * addition). Answered with 1 if the worker is one of the cluster's (or, ending a drain, was being drained).
+     */
+    @JsonPropertyOrder({"group", "requestId", "replyTo", "term", "workerUrl", "drain", "reason"})
+    record DrainWorker(@Required String group, @Required String requestId, @Required String replyTo,
+                       @Required String workerUrl, @Required boolean drain, String reason,
+                       @JsonInclude(JsonInclude.Include.NON_DEFAULT) long term) implements Request {
+        /** Addressed to no term in particular. */
+        public DrainWorker(String group, String requestId, String replyTo, String workerUrl, boolean drain,
+                           String reason) {
+            this(group, requestId, replyTo, workerUrl, drain, reason, 0);
+        }
+
+        @Override
+        public DrainWorker withTerm(long newTerm) {
+            return new DrainWorker(group, requestId, replyTo, workerUrl, drain, reason, newTerm);
+        }
+
+        @Override
+        public String type() {
+            return "drain_worker";
         }
     }
 }

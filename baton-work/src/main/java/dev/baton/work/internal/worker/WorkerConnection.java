@@ -8,11 +8,14 @@ import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,9 +31,11 @@ import org.slf4j.LoggerFactory;
  * without a state report for {@code reportTimeout} is {@code OFFLINE}: the socket is dropped and a reconnect is
  * scheduled the same way. {@code close()} ends in {@code CLOSED} from any state.
  *
- * <p>On every open it sends {@code requestState} and then re-sends every subscription it holds (the seed's
- * {@code resubscribeAll()}): a restarted worker has lost them, and {@code subscribe} is idempotent on the worker. The
- * worker's own view arrives in each {@code stateReport}'s {@code cameraConnections}, which the reconciler diffs.
+ * <p>On every open it sends {@code requestState}, and when the first {@code stateReport} of the new connection
+ * arrives it re-sends every subscription it holds that the report does not list (the seed's
+ * {@code resubscribeAll()}, narrowed): a restarted worker has lost them all and gets them all, while a worker that was
+ * only cut off for a moment and still runs them gets nothing again. The worker's own view arrives in each
+ * {@code stateReport}'s {@code cameraConnections}, which the reconciler diffs.
  *
  * <p>Malformed, unknown-type, mistyped and oversized messages are counted by {@link WorkerProtocolException.Problem},
  * logged at WARN with the worker's URL (at most one line per {@code badMessageLogInterval}) and dropped; the
@@ -72,6 +77,9 @@ public final class WorkerConnection implements AutoCloseable {
 
     // Scheduler-confined state.
     private final Map<String, WorkerCommand.Subscribe> held = new LinkedHashMap<>();
+    // Items subscribed on the current connection before its first report: not re-sent when that report lacks them.
+    private final Set<String> sentBeforeReport = new HashSet<>();
+    private boolean restored;
     private final Map<WorkerProtocolException.Problem, Long> badByProblem =
             new EnumMap<>(WorkerProtocolException.Problem.class);
     private volatile Status status = Status.NEW;
@@ -208,8 +216,8 @@ public final class WorkerConnection implements AutoCloseable {
     }
 
     /**
-     * Remembers a subscription the worker already runs (its state report lists it) without sending it: it is re-sent
-     * after a reconnect like any held one. A new leader uses this to take over what its predecessor subscribed
+     * Remembers a subscription the worker already runs (its state report lists it) without sending it: after a
+     * reconnect it is re-sent like any held one if the worker no longer lists it. A new leader uses this to take over what its predecessor subscribed
      * without subscribing anything twice.
      */
     public void adopt(WorkerCommand.Subscribe subscribe) {
@@ -308,14 +316,31 @@ public final class WorkerConnection implements AutoCloseable {
         emit(new WorkerEvent.Connected(url));
         armReportDeadline();
         send(new WorkerCommand.RequestState());
-        List<WorkerCommand.Subscribe> restore;
-        synchronized (this) {
-            restore = List.copyOf(held.values());
+        restored = false;
+        sentBeforeReport.clear();
+        refill();
+    }
+
+    /** The first report of a connection: re-sends the held subscriptions it does not list. */
+    private void restore(WorkerMessage.StateReport report) {
+        restored = true;
+        Set<String> running = new HashSet<>();
+        for (WorkerMessage.CameraConnection c : report.cameraConnections()) {
+            running.add(c.subscriptionIdentifier());
         }
-        for (WorkerCommand.Subscribe subscribe : restore) {
+        List<WorkerCommand.Subscribe> missing = new ArrayList<>();
+        synchronized (this) {
+            for (WorkerCommand.Subscribe subscribe : held.values()) {
+                String id = subscribe.subscriptionIdentifier();
+                if (!running.contains(id) && !sentBeforeReport.contains(id)) {
+                    missing.add(subscribe);
+                }
+            }
+        }
+        sentBeforeReport.clear();
+        for (WorkerCommand.Subscribe subscribe : missing) {
             send(subscribe);
         }
-        refill();
     }
 
     /** Asks the socket for as many messages as the window and the shared limit allow. */
@@ -475,6 +500,9 @@ public final class WorkerConnection implements AutoCloseable {
         if (message instanceof WorkerMessage.StateReport report) {
             lastReport = report;
             armReportDeadline();
+            if (!restored) {
+                restore(report);
+            }
             if (status == Status.CONNECTED) {
                 status = Status.ONLINE;
                 emit(new WorkerEvent.Online(url));
@@ -508,6 +536,9 @@ public final class WorkerConnection implements AutoCloseable {
 
     private void sendIfOpen(WorkerCommand command) {
         if (socket != null && (status == Status.CONNECTED || status == Status.ONLINE)) {
+            if (!restored && command instanceof WorkerCommand.Subscribe subscribe) {
+                sentBeforeReport.add(subscribe.subscriptionIdentifier());
+            }
             send(command);
         }
     }

@@ -186,7 +186,10 @@ public final class WorkerProtocolCodec {
                 Object value = data == null || data.isNull() ? null : mapper.convertValue(data, Object.class);
                 return new WorkerMessage.PatchSession(f.longValue("sessionId"), value);
             }
-            default -> throw unknownType(type, "stateReport, imageDetection, patchSession");
+            case "draining" -> {
+                return new WorkerMessage.Draining(f.optionalText("reason"));
+            }
+            default -> throw unknownType(type, "stateReport, imageDetection, patchSession, draining");
         }
     }
 
@@ -235,6 +238,8 @@ public final class WorkerProtocolCodec {
         } else if (message instanceof WorkerMessage.PatchSession p) {
             root.put("sessionId", p.sessionId());
             root.set("data", mapper.valueToTree(p.data()));
+        } else if (message instanceof WorkerMessage.Draining d) {
+            putIfSet(root, "reason", d.reason());
         } else {
             throw new IllegalStateException("no encoding for worker message " + message.getClass().getName());
         }

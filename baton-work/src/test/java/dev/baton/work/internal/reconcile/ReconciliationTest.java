@@ -24,7 +24,8 @@ class ReconciliationTest {
     private static final String W1 = "ws://w1";
     private static final String W2 = "ws://w2";
 
-    private final Reconciliation logic = new Reconciliation(Planner.defaults(), Duration.ofSeconds(10));
+    private final Reconciliation logic = new Reconciliation(Planner.defaults(), Duration.ofSeconds(10),
+            Duration.ofSeconds(30));
     private final Map<String, WorkItem> desired = new LinkedHashMap<>();
     private final Map<String, ActualSubscription> actual = new HashMap<>();
     private final List<WorkerView> workers = new ArrayList<>();
@@ -32,6 +33,8 @@ class ReconciliationTest {
     private final Map<String, Long> notBefore = new HashMap<>();
     private final Map<String, Long> lastSent = new HashMap<>();
     private final Map<String, Long> lastUnsubscribed = new HashMap<>();
+    private final Set<String> draining = new java.util.HashSet<>();
+    private final Map<String, String> handovers = new HashMap<>();
     private long now = 100 * SECOND;
 
     private void want(String... ids) {
@@ -47,12 +50,78 @@ class ReconciliationTest {
     }
 
     private void worker(String url, boolean online, Set<String> reported, Set<String> held) {
-        workers.add(new WorkerView(url, online, Worker.UNLIMITED, 0, 0, reported, now - SECOND, 0, held));
+        workers.add(new WorkerView(url, online, Worker.UNLIMITED, 0, 0, reported, now - SECOND, 0, held, !online,
+                now - 60 * SECOND));
+    }
+
+    /** A worker that went away {@code ago} before now. */
+    private void away(String url, long ago, Set<String> held) {
+        workers.add(new WorkerView(url, false, Worker.UNLIMITED, 0, 0, null, now - ago, 0, held, true, now - ago));
     }
 
     private List<ReconcileAction> decide() {
         return logic.decide(new Reconciliation.Input(desired, actual, workers, inFlight, notBefore, lastSent,
-                lastUnsubscribed, now));
+                lastUnsubscribed, now, draining, handovers));
+    }
+
+    @Test
+    void aWorkerAwayForLessThanTheGraceKeepsItsItemsAndGetsNothingNew() {
+        want("a;1", "b;2", "new;3");
+        recorded("a;1", W1, ActualSubscription.Status.ACTIVE);
+        recorded("b;2", W1, ActualSubscription.Status.ACTIVE);
+        away(W1, 5 * SECOND, Set.of("a;1", "b;2"));
+        worker(W2, true, Set.of(), Set.of());
+
+        assertThat(decide()).containsExactly(new ReconcileAction.Assign("new;3", null, W2));
+        assertThat(logic.inGrace(workers.get(0), draining, now)).isTrue();
+        assertThat(logic.graceEndsAt(workers.get(0))).isEqualTo(now + 25 * SECOND);
+    }
+
+    @Test
+    void afterTheGraceTheAwayWorkersItemsMove() {
+        want("a;1");
+        recorded("a;1", W1, ActualSubscription.Status.ACTIVE);
+        away(W1, 30 * SECOND, Set.of("a;1"));
+        worker(W2, true, Set.of(), Set.of());
+
+        assertThat(decide()).containsExactly(new ReconcileAction.Assign("a;1", W1, W2));
+    }
+
+    @Test
+    void aDrainedWorkerGetsNoGraceAndItsItemsMoveMakeBeforeBreak() {
+        want("a;1", "b;2");
+        recorded("a;1", W1, ActualSubscription.Status.ACTIVE);
+        recorded("b;2", W1, ActualSubscription.Status.ACTIVE);
+        worker(W1, true, Set.of("a;1", "b;2"), Set.of("a;1", "b;2"));
+        worker(W2, true, Set.of(), Set.of());
+        draining.add(W1);
+
+        assertThat(decide()).containsExactlyInAnyOrder(new ReconcileAction.Assign("a;1", W1, W2, true),
+                new ReconcileAction.Assign("b;2", W1, W2, true));
+
+        // a;1 is on W2 now, not confirmed yet: W1 still runs it and is not told to stop.
+        recorded("a;1", W2, ActualSubscription.Status.PENDING);
+        handovers.put("a;1", W1);
+        lastSent.put("a;1", now);
+        workers.set(1, new WorkerView(W2, true, Worker.UNLIMITED, 0, 0, Set.of(), now, 0, Set.of("a;1"), false, 0));
+        inFlight.put("b;2", W2);
+        assertThat(decide()).isEmpty();
+
+        // Confirmed by W2's report: the reconciler stops W1's copy as it records the confirmation.
+        workers.set(1, new WorkerView(W2, true, Worker.UNLIMITED, 0, 0, Set.of("a;1"), now, 0, Set.of("a;1"), false,
+                0));
+        assertThat(decide()).containsExactly(new ReconcileAction.Confirm("a;1", W2));
+    }
+
+    @Test
+    void aDrainedWorkersItemWithNowhereToGoKeepsRunningThere() {
+        want("a;1");
+        recorded("a;1", W1, ActualSubscription.Status.ACTIVE);
+        worker(W1, true, Set.of("a;1"), Set.of("a;1"));
+        worker(W2, false, null, Set.of());
+        draining.add(W1);
+
+        assertThat(decide()).isEmpty();
     }
 
     @Test

@@ -99,9 +99,37 @@ class WorkerConnectionTimingTest {
         scheduler.advance(Duration.ofSeconds(12));
         transport.completeOpen();
         scheduler.runUntilIdle();
+        assertThat(transport.sent).containsExactly("{\"type\":\"requestState\"}");
+
+        // A restarted worker reports nothing: what the connection holds is sent again, what it dropped is not.
+        transport.handler.onText(REPORT);
+        scheduler.runUntilIdle();
         assertThat(transport.sent).containsExactly("{\"type\":\"requestState\"}",
                 "{\"type\":\"subscribe\",\"payload\":{\"subscriptionIdentifier\":\"1;2\",\"rtspUrl\":\"rtsp://a\","
                         + "\"modelUrl\":\"https://m\",\"modelName\":\"m\",\"modelId\":1}}");
+    }
+
+    @Test
+    void aWorkerThatStillRunsItsItemsAfterAReconnectIsNotSubscribedAgain() {
+        online();
+        connection.subscribe(WorkerCommand.Subscribe.of("1;2", "rtsp://a", "https://m", "m", 1));
+        scheduler.runUntilIdle();
+        transport.handler.onClosed(1006, "gone");
+        scheduler.runUntilIdle();
+        transport.sent.clear();
+        scheduler.advance(Duration.ofSeconds(12));
+        transport.completeOpen();
+        connection.subscribe(WorkerCommand.Subscribe.of("1;4", "rtsp://d", "https://m", "m", 1));
+        scheduler.runUntilIdle();
+
+        transport.handler.onText(REPORT.replace("\"cameraConnections\":[]", "\"cameraConnections\":[{"
+                + "\"subscriptionIdentifier\":\"1;2\",\"modelId\":1,\"modelName\":\"m\",\"online\":true}]"));
+        scheduler.runUntilIdle();
+
+        // 1;2 still runs; 1;4 was sent on this connection already (its report may predate it): neither again.
+        assertThat(transport.sent).hasSize(2).first().isEqualTo("{\"type\":\"requestState\"}");
+        assertThat(transport.sent.get(1)).contains("\"subscriptionIdentifier\":\"1;4\"");
+        assertThat(connection.isOnline()).isTrue();
     }
 
     @Test
