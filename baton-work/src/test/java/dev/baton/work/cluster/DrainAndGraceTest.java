@@ -112,11 +112,13 @@ class DrainAndGraceTest {
         runWithoutGaps(Duration.ofSeconds(10));
         assertThat(leaving.items()).isEmpty();
 
-        // It restarts as a new process: the announcement ended with its connection, and it gets items again.
+        // It restarts as a new process: the announcement ended with its connection, and it gets items again, by
+        // rebalancing moves that are make-before-break too (no gap while they move back).
         leaving.kill();
         leaving.restart();
-        sim.run(Duration.ofSeconds(15));
+        runWithoutGaps(Duration.ofSeconds(15));
         assertThat(leaving.items()).isNotEmpty();
+        assertThat(sim.placements()).allSatisfy((item, on) -> assertThat(on).hasSize(1));
     }
 
     @Test

@@ -98,6 +98,8 @@ public final class SimulatedWorker implements AutoCloseable {
             return t;
         });
         this.sender = new Sender(timer);
+        protocol.startupDelay(b.startupDelay, (delay, task) -> timer.schedule(task, delay.toNanos(),
+                TimeUnit.NANOSECONDS));
     }
 
     /** A builder; {@link Builder#start()} starts the worker. */
@@ -297,7 +299,10 @@ public final class SimulatedWorker implements AutoCloseable {
         }
     }
 
-    /** Starts listening again on the same port after {@link #kill()}, with no subscriptions, as a restarted worker. */
+    /**
+     * Starts listening again on the same port after {@link #kill()}, with no subscriptions and not draining, as a
+     * restarted worker.
+     */
     public synchronized void restart() {
         if (closed) {
             throw new IllegalStateException("closed");
@@ -305,6 +310,7 @@ public final class SimulatedWorker implements AutoCloseable {
         if (server != null) {
             throw new IllegalStateException("still running: kill() it first");
         }
+        drainReason = null; // a new process: not stopping
         bind();
     }
 
@@ -348,6 +354,7 @@ public final class SimulatedWorker implements AutoCloseable {
         private Clock clock = Clock.system();
         private Listener listener = new Listener() { };
         private boolean flood;
+        private Duration startupDelay = Duration.ZERO;
 
         private Builder() { }
 
@@ -408,6 +415,18 @@ public final class SimulatedWorker implements AutoCloseable {
          * malformed line, a state report after each 1,000) whenever the last batch has left; default off. For
          * testing a backend's backpressure and message budget, never against a production leader.
          */
+        /**
+         * How long a new subscription takes to start running (as a real worker loading its model), default zero:
+         * until then {@link #subscriptions()} and its reports leave it out.
+         */
+        public Builder startupDelay(Duration value) {
+            if (value.isNegative()) {
+                throw new IllegalArgumentException("startupDelay must not be negative, was " + value);
+            }
+            this.startupDelay = value;
+            return this;
+        }
+
         public Builder flood(boolean flood) {
             this.flood = flood;
             return this;

@@ -24,6 +24,10 @@ final class WorkerProtocol {
     }
 
     private final Map<String, ObjectNode> subscriptions = new ConcurrentHashMap<>();
+    // Subscribed but not running yet (a model still loading): only with a start-up delay.
+    private final Map<String, ObjectNode> starting = new ConcurrentHashMap<>();
+    private volatile java.time.Duration startupDelay = java.time.Duration.ZERO;
+    private volatile java.util.function.BiConsumer<java.time.Duration, Runnable> timer;
     private final Map<String, JsonNode> sessions = new ConcurrentHashMap<>();
     private final List<String> received = new CopyOnWriteArrayList<>();
     private volatile double cpuUsage = 10.0;
@@ -41,12 +45,14 @@ final class WorkerProtocol {
             case "subscribe" -> {
                 String id = payload.path("subscriptionIdentifier").asText(null);
                 if (id != null && payload instanceof ObjectNode p) {
-                    subscriptions.put(id, p.deepCopy());
+                    start(id, p.deepCopy(), reply);
                 }
                 reply.send(stateReport());
             }
             case "unsubscribe" -> {
-                subscriptions.remove(payload.path("subscriptionIdentifier").asText(""));
+                String id = payload.path("subscriptionIdentifier").asText("");
+                starting.remove(id);
+                subscriptions.remove(id);
                 reply.send(stateReport());
             }
             case "requestState" -> reply.send(stateReport());
@@ -60,6 +66,30 @@ final class WorkerProtocol {
         }
     }
 
+    /**
+     * Makes every new subscription take {@code delay} to start (as a worker loading a model): until then it is not
+     * running, not listed in reports; then it runs and a report says so. {@code timer} runs the delayed start.
+     */
+    void startupDelay(java.time.Duration delay, java.util.function.BiConsumer<java.time.Duration, Runnable> timer) {
+        this.timer = timer;
+        this.startupDelay = delay;
+    }
+
+    private void start(String id, ObjectNode payload, Reply reply) {
+        java.time.Duration delay = startupDelay;
+        if (delay.isZero() || subscriptions.containsKey(id)) {
+            subscriptions.put(id, payload);
+            return;
+        }
+        starting.put(id, payload);
+        timer.accept(delay, () -> {
+            if (starting.remove(id, payload)) {
+                subscriptions.put(id, payload);
+                reply.send(stateReport());
+            }
+        });
+    }
+
     /** A {@code stateReport} with the current usage and subscriptions. */
     String stateReport() {
         return WorkerJson.stateReport(cpuUsage, memoryUsage, subscriptions);
@@ -67,6 +97,7 @@ final class WorkerProtocol {
 
     /** Forgets the subscriptions and sessions, as a process that died. */
     void forget() {
+        starting.clear();
         subscriptions.clear();
         sessions.clear();
     }

@@ -10,8 +10,8 @@ sealed interface ReconcileAction {
 
     /**
      * Put the item on {@code to}: record it there (pending), then stop it on {@code from} (if any) and subscribe it on
-     * {@code to}, with a model URL resolved now. {@code makeBeforeBreak} (a move off a draining worker): {@code from}
-     * keeps running it until {@code to} is confirmed running it, and is stopped then.
+     * {@code to}, with a model URL resolved now. {@code makeBeforeBreak} (a planned move off a worker that runs it):
+     * {@code from} keeps running it until {@code to} is confirmed running it, and is stopped then.
      */
     record Assign(String item, String from, String to, boolean makeBeforeBreak) implements ReconcileAction {
 

@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Drains: a worker being drained (by an operator, kept in {@code worker:draining} so the next leader goes on
  * with it, or announced by the worker itself, for as long as the connection it came on lasts) gets nothing new, and
- * its items move make-before-break: each is recorded on and subscribed to its new worker, and stopped on the drained
- * one only once the new worker's report confirms it ({@link #handovers}).
+ * its items move. Planned moves (a drain, a rebalance) are make-before-break: each item is recorded on and
+ * subscribed to its new worker, and stopped on the old one only once the new worker's report confirms it
+ * ({@link #handovers}).
  */
 final class Reconciler {
 
@@ -68,7 +69,7 @@ final class Reconciler {
     private Map<String, WorkItem> desired;
     private final Map<String, ActualSubscription> actual = new HashMap<>();
     private final Set<String> unconfirmed = new HashSet<>();
-    // Workers being drained -> why; and items moving off one, not yet confirmed on the new worker -> the drained one.
+    // Workers being drained -> why; and items in a planned move, not yet confirmed on the new worker -> the old one.
     private final Map<String, Drain> draining = new TreeMap<>();
     private final Map<String, String> handovers = new HashMap<>();
     private boolean actualLoaded;

@@ -39,9 +39,10 @@ import java.util.Set;
  *       ({@link ReconcileAction.Unsubscribe}), at most once per {@code confirmTimeout} per worker and item.</li>
  *   <li>Items in flight (an action under way) are left alone; items backing off after a failure are not assigned
  *       or subscribed again before their time.</li>
- *   <li>A <b>draining</b> worker may hold nothing: its items move, make-before-break (the move is
- *       {@link ReconcileAction.Assign#makeBeforeBreak()}, and the drained worker's copy is not stopped while the
- *       move is a {@linkplain Input#handovers() hand-over} in progress); an item with nowhere to go stays where it
+ *   <li>A move off a worker that is online and runs the item (a drain, a rebalance: a planned move) is
+ *       make-before-break ({@link ReconcileAction.Assign#makeBeforeBreak()}): the old copy is not stopped while the
+ *       move is a {@linkplain Input#handovers() hand-over} in progress. A move off a worker that is gone is not.</li>
+ *   <li>A <b>draining</b> worker may hold nothing: its items move; an item with nowhere to go stays where it
  *       is.</li>
  *   <li>A worker <b>away</b> for less than the restart grace keeps its items: the planner sees it eligible with
  *       room for exactly what it holds, so nothing moves off it for its absence and nothing new goes to it.</li>
@@ -61,8 +62,8 @@ final class Reconciliation {
      * @param lastUnsubscribed {@link #key(String, String)} -> when {@code unsubscribe} was last sent
      * @param nowNanos         the time now
      * @param draining         the workers being drained
-     * @param handovers        items moving off a draining worker, not yet confirmed on their new one -> that
-     *                         draining worker, which keeps running them meanwhile
+     * @param handovers        items in a planned move, not yet confirmed on their new worker -> the worker they
+     *                         move off, which keeps running them meanwhile
      */
     public record Input(Map<String, WorkItem> desired, Map<String, ActualSubscription> actual,
                         List<WorkerView> workers, Map<String, String> inFlight, Map<String, Long> notBefore,
@@ -189,9 +190,13 @@ final class Reconciliation {
             boolean recordedThere = record != null && move.from() != null
                     && move.from().equals(record.assignedWorkerUrl());
             boolean offDraining = move.from() != null && in.draining().contains(move.from());
+            WorkerView fromView = move.from() == null ? null : views.get(move.from());
+            // A planned move (a drain, a rebalance) off a worker that is online and runs the item: make before break.
+            boolean stillRunsThere = fromView != null && fromView.eligible() && fromView.reported() != null
+                    && fromView.reported().contains(item);
             if (move.to() != null) {
                 if (!backingOff(in, item, now)) {
-                    actions.add(new ReconcileAction.Assign(item, move.from(), move.to(), offDraining && desired));
+                    actions.add(new ReconcileAction.Assign(item, move.from(), move.to(), desired && stillRunsThere));
                 }
             } else if (desired && recordedThere && offDraining) {
                 continue; // nowhere to go: it keeps running on the draining worker rather than nowhere
