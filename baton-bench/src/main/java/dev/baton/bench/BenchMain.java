@@ -14,6 +14,7 @@ import dev.baton.bench.peer.PeerMessagesScenario;
 import dev.baton.bench.registry.RegistryScenario;
 import dev.baton.bench.soak.SoakScenario;
 import dev.baton.bench.support.Environment;
+import dev.baton.bench.work.PlannerBalanceScenario;
 import dev.baton.bench.work.WorkDbChangeScenario;
 import dev.baton.bench.work.WorkRoutingScenario;
 import dev.baton.bench.work.WorkSubscribeScenario;
@@ -41,7 +42,8 @@ public final class BenchMain {
                 new RegistryScenario(), new NginxFailoverScenario(), new HttpStatusScenario(),
                 new PeerFailoverScenario(), new PeerHandoverScenario(), new PeerMessagesScenario(),
                 new PeerConvergenceScenario(), new BullyFailoverScenario(), new BullyMessagesScenario(),
-                new WorkRoutingScenario(), new WorkSubscribeScenario(), new WorkDbChangeScenario(), new SoakScenario())) {
+                new WorkRoutingScenario(), new WorkSubscribeScenario(), new WorkDbChangeScenario(),
+                new PlannerBalanceScenario(), new SoakScenario())) {
             all.put(s.name(), s);
         }
         return all;
