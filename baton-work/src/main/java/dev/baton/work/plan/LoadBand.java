@@ -22,6 +22,8 @@ final class LoadBand {
     private final double band;
     private final int maxMoves;
     private final IntList moved = new IntList(4);
+    /** Per worker, the items on it (built at the first move; an item that left stays listed and is skipped). */
+    private IntList[] itemsOf;
 
     LoadBand(PlanInput in, Eligibility elig, long[] cap, long[] load, int[] result, PlannerConfig config) {
         this.in = in;
@@ -74,6 +76,7 @@ final class LoadBand {
                     load[giver] -= cost;
                     load[taker] += cost;
                     result[item] = taker;
+                    itemsOf[taker].add(item);
                     moved.add(item);
                     found = true;
                 }
@@ -118,9 +121,14 @@ final class LoadBand {
         long room = cap[taker] - load[taker];
         double need = Math.max(load[giver] - hi, lo - load[taker]);
         double most = Math.min(hi - load[taker], load[giver] - lo);
+        if (itemsOf == null) {
+            buildItemLists();
+        }
+        IntList items = itemsOf[giver];
         int settling = -1;
         int evening = -1;
-        for (int i = 0; i < result.length; i++) {
+        for (int k = 0; k < items.size(); k++) {
+            int i = items.get(k);
             if (result[i] != giver) {
                 continue;
             }
@@ -128,19 +136,38 @@ final class LoadBand {
             if (cost >= gap || cost > room) {
                 continue;
             }
-            if (cost >= need && cost <= most && (settling < 0 || cost < in.weight(settling))) {
+            if (cost >= need && cost <= most && (settling < 0 || cheaper(i, settling))) {
                 settling = i;
             }
-            if (evening < 0 || closerToHalf(cost, in.weight(evening), gap)) {
+            if (evening < 0 || closerToHalf(i, evening, gap)) {
                 evening = i;
             }
         }
         return settling >= 0 ? settling : evening;
     }
 
-    private static boolean closerToHalf(long cost, long other, long gap) {
-        long d = Math.abs(2 * cost - gap);
-        long e = Math.abs(2 * other - gap);
-        return d != e ? d < e : cost < other;
+    private void buildItemLists() {
+        itemsOf = new IntList[elig.workerCount];
+        for (int w = 0; w < elig.workerCount; w++) {
+            itemsOf[w] = new IntList(4);
+        }
+        for (int i = 0; i < result.length; i++) {
+            if (result[i] >= 0) {
+                itemsOf[result[i]].add(i);
+            }
+        }
+    }
+
+    /** Cheaper, or as cheap and first in canonical order (the lists are not in that order once items moved). */
+    private boolean cheaper(int a, int b) {
+        long ca = in.weight(a);
+        long cb = in.weight(b);
+        return ca != cb ? ca < cb : a < b;
+    }
+
+    private boolean closerToHalf(int a, int b, long gap) {
+        long da = Math.abs(2 * in.weight(a) - gap);
+        long db = Math.abs(2 * in.weight(b) - gap);
+        return da != db ? da < db : cheaper(a, b);
     }
 }
