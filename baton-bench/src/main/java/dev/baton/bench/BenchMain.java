@@ -14,6 +14,7 @@ import dev.baton.bench.peer.PeerMessagesScenario;
 import dev.baton.bench.registry.RegistryScenario;
 import dev.baton.bench.soak.SoakScenario;
 import dev.baton.bench.support.Environment;
+import dev.baton.bench.work.PlannerBalanceScenario;
 import dev.baton.bench.work.RollingRestartScenario;
 import dev.baton.bench.work.WorkDbChangeScenario;
 import dev.baton.bench.work.WorkRoutingScenario;
@@ -43,7 +44,7 @@ public final class BenchMain {
                 new PeerFailoverScenario(), new PeerHandoverScenario(), new PeerMessagesScenario(),
                 new PeerConvergenceScenario(), new BullyFailoverScenario(), new BullyMessagesScenario(),
                 new WorkRoutingScenario(), new WorkSubscribeScenario(), new WorkDbChangeScenario(),
-                new RollingRestartScenario(), new SoakScenario())) {
+                new RollingRestartScenario(), new PlannerBalanceScenario(), new SoakScenario())) {
             all.put(s.name(), s);
         }
         return all;

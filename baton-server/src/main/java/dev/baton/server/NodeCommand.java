@@ -133,6 +133,12 @@ final class NodeCommand implements Callable<Integer> {
                     + "nothing; a drained worker gets no grace. Default 0: its items move at once.")
     Duration restartGrace;
 
+    @Option(names = WorkSettings.BALANCE_FLAG, paramLabel = "MODE",
+            description = "With --workers: what the planner balances: count (items per worker, the default), weighted"
+                    + " (total item weight) or load (total item weight kept within 10% of the mean, at most 64 "
+                    + "balancing moves per round).")
+    String balance;
+
     @Option(names = ItemsQuery.NOTIFY_FLAG, paramLabel = "CHANNEL",
             description = "With --items-sql: the leader listens on this PostgreSQL notification channel and runs the "
                     + "query again as soon as a notification arrives (send one from a trigger on the tables the query"
@@ -234,7 +240,8 @@ final class NodeCommand implements Callable<Integer> {
     private Optional<WorkSettings> workSettings() {
         Optional<ItemsQuery> items = ItemsQuery.parse(itemsSql, itemsDb, itemsNotify);
         if (workers != null) {
-            return Optional.of(WorkSettings.parse(workers, WorkSettings.FLAG, profile, items, restartGrace));
+            return Optional.of(WorkSettings.parse(workers, WorkSettings.FLAG, profile, items, restartGrace,
+                    balance));
         }
         String fromEnvironment = environment.apply(WorkSettings.ENV);
         if (fromEnvironment == null || fromEnvironment.isBlank()) {
@@ -246,9 +253,14 @@ final class NodeCommand implements Callable<Integer> {
                 throw CliError.usage(WorkSettings.RESTART_GRACE_FLAG + " needs --workers ws://HOST:PORT,... (or "
                         + "DETECTOR_WORKERS): it is how long those workers keep their items while away");
             }
+            if (balance != null) {
+                throw CliError.usage(WorkSettings.BALANCE_FLAG + " needs --workers ws://HOST:PORT,... (or "
+                        + "DETECTOR_WORKERS): it is how items are balanced over those workers");
+            }
             return Optional.empty();
         }
-        return Optional.of(WorkSettings.parse(fromEnvironment, WorkSettings.ENV, profile, items, restartGrace));
+        return Optional.of(WorkSettings.parse(fromEnvironment, WorkSettings.ENV, profile, items, restartGrace,
+                balance));
     }
 
     /**

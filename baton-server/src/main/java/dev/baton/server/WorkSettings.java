@@ -1,6 +1,7 @@
 package dev.baton.server;
 
 import dev.baton.work.WorkClusterConfig;
+import dev.baton.work.plan.PlannerConfig;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -26,6 +27,8 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
     static final String FLAG = "--workers";
     /** How long a worker that went away keeps its items. */
     static final String RESTART_GRACE_FLAG = "--restart-grace";
+    /** What the planner balances: count, weighted or load. */
+    static final String BALANCE_FLAG = "--balance";
     /** The seed's environment variable, read when the flag is absent. */
     static final String ENV = "DETECTOR_WORKERS";
 
@@ -43,7 +46,7 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
      * @throws CliError (usage) naming {@code origin} and the first entry that is empty, not such a URL, or repeated
      */
     static WorkSettings parse(String text, String origin, String profile, Optional<ItemsQuery> items,
-            Duration restartGrace) {
+            Duration restartGrace, String balance) {
         List<String> urls = new ArrayList<>();
         for (String part : text.split(",", -1)) {
             String url = part.strip();
@@ -64,7 +67,20 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
             }
             config = config.toBuilder().restartGrace(restartGrace).build();
         }
+        if (balance != null) {
+            config = config.toBuilder().planner(planner(balance)).build();
+        }
         return new WorkSettings(urls, origin, config, items);
+    }
+
+    /** {@code --balance}: count, weighted or load (defaults for the band and the move cap). */
+    private static PlannerConfig planner(String balance) {
+        return switch (balance.strip().toLowerCase(Locale.ROOT)) {
+            case "count" -> PlannerConfig.defaults();
+            case "weighted" -> PlannerConfig.weighted();
+            case "load" -> PlannerConfig.load();
+            default -> throw CliError.usage(BALANCE_FLAG + " must be count, weighted or load, was '" + balance + "'");
+        };
     }
 
     private static void check(String url, String origin) {

@@ -110,6 +110,13 @@ class WorkFlagsTest {
                 "45s").work().orElseThrow().config().restartGrace()).isEqualTo(java.time.Duration.ofSeconds(45));
         assertUsageError(Map.of(), List.of("--backend", "memory", "--restart-grace", "45s"),
                 "--restart-grace needs --workers");
+        assertThat(settings(Map.of(), "--backend", "memory", "--workers", "ws://127.0.0.1:9001", "--balance", "load")
+                .work().orElseThrow().config().planner()).isEqualTo(dev.baton.work.plan.PlannerConfig.load());
+        assertThat(settings(Map.of(), "--backend", "memory", "--workers", "ws://127.0.0.1:9001")
+                .work().orElseThrow().config().planner()).isEqualTo(dev.baton.work.plan.PlannerConfig.defaults());
+        assertUsageError(Map.of(), with(memory, "--balance", "cost"), "--balance must be count, weighted or load, "
+                + "was 'cost'");
+        assertUsageError(Map.of(), List.of("--backend", "memory", "--balance", "load"), "--balance needs --workers");
         assertUsageError(Map.of(), with(memory, "--items-notify", "cameras_changed"),
                 "--items-notify needs --items-sql and --items-db");
         assertUsageError(Map.of(), with(memory, "--items-sql", "SELECT 1", "--items-db", db, "--items-notify",

@@ -12,5 +12,13 @@ public enum BalanceMode {
      * exceeded, and no worker's load exceeds another's by more than its own largest item, unless that one has no
      * room for the item.
      */
-    WEIGHTED
+    WEIGHTED,
+    /**
+     * Load within a band: a worker's load is the total cost (weight) of its items and its capacity a total cost
+     * that is never exceeded. Nothing moves while every worker's load is within {@link PlannerConfig#imbalanceBand()}
+     * of the mean; otherwise a plan makes at most {@link PlannerConfig#maxMovesPerRound()} balancing moves, the
+     * fewest and cheapest that bring workers inside the band. New items and items on ineligible workers are placed
+     * every plan (least loaded worker first), outside that cap.
+     */
+    LOAD
 }

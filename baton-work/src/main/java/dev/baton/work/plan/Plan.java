@@ -21,7 +21,7 @@ public final class Plan {
     private final BalanceMode mode;
     /** Per item, the worker index it ends on, or -1. */
     final int[] assignment;
-    /** Per worker index, its load in this plan's mode (items, or total weight). */
+    /** Per worker index, its load in this plan's mode (items, or total weight in weighted and load mode). */
     final long[] loads;
     /** Items whose placements change, in canonical order. */
     private final int[] movedItems;
@@ -97,7 +97,7 @@ public final class Plan {
         return items;
     }
 
-    /** The worker's load in this plan: its number of items in count mode, their total weight in weighted mode. */
+    /** The worker's load in this plan: its number of items in count mode, their total weight in weighted and load mode. */
     public long load(String worker) {
         int w = input.workerIndexOf(worker);
         return w < 0 ? 0 : loads[w];

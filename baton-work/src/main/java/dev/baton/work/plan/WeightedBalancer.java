@@ -22,6 +22,15 @@ final class WeightedBalancer {
     }
 
     static Plan plan(PlanInput in, DrsWeights drs) {
+        return plan(in, drs, null);
+    }
+
+    /**
+     * Weighted mode when {@code band} is null; load mode otherwise: the same keeping, eviction and placement, then
+     * {@link LoadBand}'s capped moves instead of the unbounded rebalance.
+     */
+    static Plan plan(PlanInput in, DrsWeights drs, PlannerConfig band) {
+        BalanceMode mode = band == null ? BalanceMode.WEIGHTED : BalanceMode.LOAD;
         Eligibility elig = new Eligibility(in, drs);
         int n = in.itemCount();
         int workerCount = elig.workerCount;
@@ -37,7 +46,7 @@ final class WeightedBalancer {
         }
 
         long[] load = new long[workerCount];
-        boolean cached = in.currentLoads != null && in.currentLoadsMode == BalanceMode.WEIGHTED && cur == in.current;
+        boolean cached = in.currentLoads != null && in.currentLoadsMode != BalanceMode.COUNT && cur == in.current;
         if (cached) {
             System.arraycopy(in.currentLoads, 0, load, 0, workerCount);
         } else {
@@ -87,6 +96,27 @@ final class WeightedBalancer {
         List<UnassignedReason> reasons = new ArrayList<>();
         place(in, elig, cap, maxCap, load, result, order, unassigned, reasons);
 
+        if (band != null) {
+            LoadBand balancing = new LoadBand(in, elig, cap, load, result, band);
+            balancing.run();
+            // The moves gave some workers room; an item that found none may fit now. Placing only takes room away,
+            // so one pass leaves every item still unplaced without room anywhere.
+            if (balancing.movedItems().length > 0 && reasons.contains(UnassignedReason.NO_CAPACITY)) {
+                IntList stillUnassigned = new IntList(4);
+                List<UnassignedReason> stillReasons = new ArrayList<>();
+                place(in, elig, cap, maxCap, load, result, retryOrder(in, unassigned, reasons), stillUnassigned,
+                        stillReasons);
+                for (int k = 0; k < unassigned.size(); k++) {
+                    if (reasons.get(k) != UnassignedReason.NO_CAPACITY) {
+                        stillUnassigned.add(unassigned.get(k));
+                        stillReasons.add(reasons.get(k));
+                    }
+                }
+                unassigned = stillUnassigned;
+                reasons = stillReasons;
+            }
+            return finish(in, cur, mode, result, load, order, balancing.movedItems(), unassigned, reasons);
+        }
         Rebalance rebalance = new Rebalance(in, elig, cap, load, result);
         rebalance.run();
         // Rebalancing shifts room between workers; an item that found none may fit now.
@@ -110,14 +140,19 @@ final class WeightedBalancer {
             rebalance.run();
         }
 
-        int[] moved = movedItems(in, result, order, rebalance.movedItems());
+        return finish(in, cur, mode, result, load, order, rebalance.movedItems(), unassigned, reasons);
+    }
+
+    private static Plan finish(PlanInput in, int[] cur, BalanceMode mode, int[] result, long[] load, int[] order,
+            int[] balanced, IntList unassigned, List<UnassignedReason> reasons) {
+        int[] moved = movedItems(in, result, order, balanced);
         int[] permutation = canonicalPermutation(unassigned);
         UnassignedReason[] reasonArray = new UnassignedReason[permutation.length];
         for (int k = 0; k < permutation.length; k++) {
             reasonArray[k] = reasons.get(permutation[k]);
         }
         int[] assignment = moved.length == 0 && cur == in.current ? in.current : result;
-        return new Plan(in, BalanceMode.WEIGHTED, assignment, load, moved, sortedItems(unassigned, permutation),
+        return new Plan(in, mode, assignment, load, moved, sortedItems(unassigned, permutation),
                 reasonArray);
     }
 

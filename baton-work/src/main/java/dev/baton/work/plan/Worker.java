@@ -6,9 +6,9 @@ import java.util.Objects;
  * A worker as the planner sees it: where items can run.
  *
  * <p>{@code capacity} is in the unit of the planner's mode: the most items in {@link BalanceMode#COUNT} mode, the
- * most total weight in {@link BalanceMode#WEIGHTED} mode; {@link #UNLIMITED} means no limit. CPU and memory
- * utilisation are fractions from 0 to 1 (the worker's state report in seed 001); they only break ties between
- * equally loaded workers, through the DRS score ({@link DrsWeights}). An offline worker receives nothing, and the
+ * most total weight in {@link BalanceMode#WEIGHTED} and {@link BalanceMode#LOAD} mode; {@link #UNLIMITED} means no
+ * limit. CPU and memory utilisation are fractions from 0 to 1 (the worker's state report in seed 001); they only
+ * break ties between equally loaded workers, through the DRS score ({@link DrsWeights}). An offline worker receives nothing, and the
  * items it holds are moved.
  *
  * @param id the worker's id (seed 001: its URL), unique among the workers

@@ -18,6 +18,26 @@ class PlannerConfigTest {
     }
 
     @Test
+    void loadModeHasABandAndAMoveCapThatAreValidated() {
+        PlannerConfig config = PlannerConfig.load();
+
+        assertThat(config.mode()).isEqualTo(BalanceMode.LOAD);
+        assertThat(config.imbalanceBand()).isEqualTo(0.10);
+        assertThat(config.maxMovesPerRound()).isEqualTo(64);
+        PlannerConfig tuned = config.toBuilder().imbalanceBand(0.2).maxMovesPerRound(5).build();
+        assertThat(tuned.toBuilder().build()).isEqualTo(tuned).isNotEqualTo(config);
+        assertThat(tuned.toString()).contains("imbalanceBand=0.2", "maxMovesPerRound=5");
+        assertThatIllegalArgumentException().isThrownBy(() -> PlannerConfig.builder().imbalanceBand(0))
+                .withMessage("imbalanceBand must be above 0 and below 1, got 0.0");
+        assertThatIllegalArgumentException().isThrownBy(() -> PlannerConfig.builder().imbalanceBand(Double.NaN))
+                .withMessageContaining("imbalanceBand");
+        assertThatIllegalArgumentException().isThrownBy(() -> PlannerConfig.builder().imbalanceBand(1))
+                .withMessageContaining("imbalanceBand");
+        assertThatIllegalArgumentException().isThrownBy(() -> PlannerConfig.builder().maxMovesPerRound(-1))
+                .withMessage("maxMovesPerRound must be at least 0, got -1");
+    }
+
+    @Test
     void drsWeightsMustBeFiniteNonNegativeAndNotAllZero() {
         assertThatIllegalArgumentException().isThrownBy(() -> new DrsWeights(-0.1, 0.35, 0.25))
                 .withMessageContaining("drsWeights.load");

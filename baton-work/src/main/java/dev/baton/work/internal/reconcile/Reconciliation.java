@@ -291,7 +291,7 @@ final class Reconciliation {
         return actions;
     }
 
-    /** What one item counts for on its worker: one in count mode, its weight in weighted mode. */
+    /** What one item counts for on its worker: one in count mode, its weight in weighted and load mode. */
     private long load(Input in, String item) {
         if (planner.config().mode() == BalanceMode.COUNT) {
             return 1;

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.work.ActualSubscription;
 import dev.baton.work.WorkItem;
+import dev.baton.work.plan.BalanceMode;
 import dev.baton.work.plan.Planner;
+import dev.baton.work.plan.PlannerConfig;
 import dev.baton.work.plan.UnassignedReason;
 import dev.baton.work.plan.Worker;
 import java.time.Duration;
@@ -122,6 +124,37 @@ class ReconciliationTest {
         draining.add(W1);
 
         assertThat(decide()).isEmpty();
+    }
+
+    @Test
+    void loadModeMovesDrainedItemsWhateverTheCapAndLeavesABalancedRestAlone() {
+        Reconciliation load = new Reconciliation(new Planner(PlannerConfig.builder().mode(BalanceMode.LOAD)
+                .imbalanceBand(0.25).maxMovesPerRound(0).build()), Duration.ofSeconds(10), Duration.ofSeconds(30));
+        String w3 = "ws://w3";
+        weighted("heavy;1", 6);
+        weighted("light;2", 4);
+        weighted("mid;3", 5);
+        weighted("mid;4", 5);
+        recorded("heavy;1", W1, ActualSubscription.Status.ACTIVE);
+        recorded("light;2", W1, ActualSubscription.Status.ACTIVE);
+        recorded("mid;3", W2, ActualSubscription.Status.ACTIVE);
+        recorded("mid;4", w3, ActualSubscription.Status.ACTIVE);
+        worker(W1, true, Set.of("heavy;1", "light;2"), Set.of("heavy;1", "light;2"));
+        worker(W2, true, Set.of("mid;3"), Set.of("mid;3"));
+        worker(w3, true, Set.of("mid;4"), Set.of("mid;4"));
+        draining.add(W1);
+
+        // W1's 10 go to W2 and W3 (5 each now), heaviest first to the least loaded: both drained items move though
+        // the cap allows no balancing move, and W2 and W3 (11 and 9 after, mean 10) are left alone.
+        assertThat(load.decide(new Reconciliation.Input(desired, actual, workers, inFlight, notBefore, lastSent,
+                lastUnsubscribed, now, draining, handovers))).containsExactlyInAnyOrder(
+                        new ReconcileAction.Assign("heavy;1", W1, W2, true),
+                        new ReconcileAction.Assign("light;2", W1, w3, true));
+    }
+
+    private void weighted(String id, int weight) {
+        desired.put(id, WorkItem.builder(id).rtspUrl("rtsp://c/" + id).model(1, "m").modelUrl("http://m/x")
+                .weight(weight).build());
     }
 
     @Test
