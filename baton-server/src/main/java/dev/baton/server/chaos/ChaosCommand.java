@@ -32,14 +32,17 @@ import picocli.CommandLine.Option;
             "the trial and the seed that replays it), 2 on a usage error."})
 public final class ChaosCommand implements Callable<Integer> {
 
-    private static final List<String> BACKENDS = List.of("redis", "postgresql", "quorum", "bully");
+    private static final List<String> BACKENDS = List.of("redis", "postgresql", "quorum", "bully", "redis-sentinel",
+            "postgresql-standby");
 
     /** The quorum backend's old name, still accepted (the bully election is a peer protocol too). */
     private static final String OLD_QUORUM_NAME = "peer";
 
     @Option(names = "--backend", required = true, paramLabel = "NAME",
             description = "redis, postgresql (private servers on loopback, started and stopped by the run), quorum or "
-                    + "bully (no server; peer is the old name of quorum).")
+                    + "bully (no server; peer is the old name of quorum), or a replicated store: redis-sentinel (a "
+                    + "primary, two replicas, three Sentinels) or postgresql-standby (a primary and a streaming "
+                    + "standby).")
     String backend;
 
     @Option(names = "--trials", paramLabel = "N", defaultValue = "100",
@@ -142,6 +145,8 @@ public final class ChaosCommand implements Callable<Integer> {
             target = switch (settings.backend()) {
                 case "redis" -> new RedisTarget(settings.nodes(), StoreTimings.chaos());
                 case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
+                case "redis-sentinel" -> new RedisSentinelTarget(StoreTimings.chaos());
+                case "postgresql-standby" -> new PostgresStandbyTarget(settings.nodes(), StoreTimings.chaos());
                 case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir());
                 default -> throw new IllegalArgumentException(settings.backend());
             };

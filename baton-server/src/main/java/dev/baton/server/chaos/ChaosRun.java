@@ -111,6 +111,12 @@ final class ChaosRun implements AutoCloseable {
         int draw = random.nextInt(faults.size());
         FaultKind fault = faults.get(settings.inTurn() ? (number - 1) % faults.size() : draw);
         restartDeadNodes();
+        long newestHeld = held.values().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
+        if (target.beforeTrial(fault)) {
+            // The nodes moved to a fresh store: leaderships from before are over there, and one won there has a
+            // higher term (possibly already, while the old store was being stopped).
+            held.values().removeIf(term -> term <= newestHeld);
+        }
         if (awaitLeader(STEADY_LEADER) < 0) {
             out.printf("trial %d: no leader within %d s before the fault; running it anyway%n", number,
                     STEADY_LEADER.toSeconds());
@@ -225,6 +231,25 @@ final class ChaosRun implements AutoCloseable {
                         items);
                 target.heal(fault);
                 return Fault.on(node, System.nanoTime());
+            }
+            case SENTINEL_PRIMARY_KILLED, SENTINEL_FAILOVER, STANDBY_PROMOTED -> {
+                // The store's primary fails (or is switched); after a detection delay another server is promoted (by
+                // the Sentinels, or by the harness as PostgreSQL's failover manager) and the nodes must follow it.
+                target.inject(fault, victim, Duration.ZERO);
+                hold(scaled(ttl, random, 0.15, 0.5), items);
+                target.heal(fault);
+                return Fault.onStore(System.nanoTime());
+            }
+            case SENTINEL_LAGGING_PROMOTED, LAGGING_STANDBY_PROMOTED -> {
+                // Replication stops, the lease changes hands on the primary alone (a term no replica has), then the
+                // primary fails and a server without that term is promoted.
+                target.prepare(fault);
+                releaseLeader();
+                hold(scaled(ttl, random, 0.25, 0.75), items);
+                target.inject(fault, victim, Duration.ZERO);
+                hold(scaled(ttl, random, 0.15, 0.5), items);
+                target.heal(fault);
+                return Fault.onStore(System.nanoTime());
             }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }

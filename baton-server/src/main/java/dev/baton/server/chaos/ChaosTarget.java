@@ -11,7 +11,7 @@ import java.util.List;
  */
 interface ChaosTarget extends AutoCloseable {
 
-    /** {@code redis}, {@code postgresql}, {@code peer} or {@code bully}. */
+    /** The backend's name on the command line, e.g. {@code redis} or {@code redis-sentinel}. */
     String name();
 
     /** The faults a trial may choose from on this backend. */
@@ -34,6 +34,15 @@ interface ChaosTarget extends AutoCloseable {
 
     /** Lease-like validity of a leadership on this backend; a paused leader is frozen for longer than this. */
     Duration leaseTtl();
+
+    /**
+     * Readies the store for a trial of {@code fault}, before the harness waits for a leader: a replicated store gets
+     * its replicas back in place after an earlier failover. Returns true if the nodes were moved to a fresh store, so
+     * that no leadership held before counts and the harness waits for a leader elected there.
+     */
+    default boolean beforeTrial(FaultKind fault) {
+        return false;
+    }
 
     /** Takes what a data-loss fault will restore later (a snapshot, an append-only file mark, a backup). */
     default void prepare(FaultKind fault) {
