@@ -260,7 +260,8 @@ public final class RedisSentinelTopology implements AutoCloseable {
     }
 
     /**
-     * Waits (up to 30 s) until every running Sentinel could start a failover now: none has one in progress (its
+     * Waits (up to 30 s) until every running Sentinel names the same primary and could start a failover now: none has
+     * one in progress (its
      * {@code SENTINEL MASTER} flags lack {@code failover_in_progress}; it keeps that state until every replica follows
      * the new primary, and refuses a {@link #failover()} meanwhile with {@code INPROG}), and each sees every replica
      * up with its link to the primary up ({@code SENTINEL REPLICAS}: flags {@code slave}, {@code master-link-status
@@ -270,7 +271,8 @@ public final class RedisSentinelTopology implements AutoCloseable {
      */
     public void awaitSentinelsSettled() {
         TopologyAwait.until("every Sentinel to be ready for a failover", SETTLE_TIMEOUT,
-                () -> sentinels.stream().filter(RedisNodeProcess::isRunning).allMatch(this::isSettled),
+                () -> reportedPrimaries().values().stream().distinct().count() == 1
+                        && sentinels.stream().filter(RedisNodeProcess::isRunning).allMatch(this::isSettled),
                 () -> "Sentinels report " + sentinels.stream().filter(RedisNodeProcess::isRunning)
                         .map(s -> s.call("SENTINEL", "REPLICAS", MASTER_NAME)).toList());
     }

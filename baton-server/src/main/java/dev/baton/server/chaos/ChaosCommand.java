@@ -145,8 +145,9 @@ public final class ChaosCommand implements Callable<Integer> {
             target = switch (settings.backend()) {
                 case "redis" -> new RedisTarget(settings.nodes(), StoreTimings.chaos());
                 case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
-                case "redis-sentinel" -> new RedisSentinelTarget(StoreTimings.chaos());
-                case "postgresql-standby" -> new PostgresStandbyTarget(settings.nodes(), StoreTimings.chaos());
+                case "redis-sentinel" -> new RedisSentinelTarget(StoreTimings.replicated());
+                case "postgresql-standby" -> new PostgresStandbyTarget(settings.nodes(),
+                        StoreTimings.replicated());
                 case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir());
                 default -> throw new IllegalArgumentException(settings.backend());
             };

@@ -400,8 +400,14 @@ final class ChaosRun implements AutoCloseable {
         }
     }
 
-    private static Duration between(Random random, int fromMillis, int toMillis) {
-        return Duration.ofMillis(fromMillis + random.nextInt(toMillis - fromMillis + 1));
+    /**
+     * A hold drawn from {@code fromMillis..toMillis}, scaled by the target's {@link ChaosTarget#holdScale()}: a target
+     * with a shorter lease holds its faults for proportionally less. The draw is the same whatever the scale, so a
+     * target at scale 1 replays the seeds published before the scale existed.
+     */
+    private Duration between(Random random, int fromMillis, int toMillis) {
+        long drawn = fromMillis + random.nextInt(toMillis - fromMillis + 1);
+        return Duration.ofMillis(Math.round(drawn * target.holdScale()));
     }
 
     private static Duration scaled(Duration base, Random random, double from, double to) {

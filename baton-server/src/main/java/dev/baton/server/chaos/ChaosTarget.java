@@ -44,6 +44,14 @@ interface ChaosTarget extends AutoCloseable {
         return false;
     }
 
+    /**
+     * What the run's fixed hold ranges (a hand-over's 0.5-1.5 s, a killed node's 0.5-3 s, ...) are multiplied by: the
+     * target's lease over the 2 s lease they were chosen for. Holds given in leases scale with the lease anyway.
+     */
+    default double holdScale() {
+        return 1.0;
+    }
+
     /** Takes what a data-loss fault will restore later (a snapshot, an append-only file mark, a backup). */
     default void prepare(FaultKind fault) {
     }

@@ -106,6 +106,11 @@ final class PostgresStandbyTarget implements ChaosTarget {
         return timings.leaseTtl();
     }
 
+    @Override
+    public double holdScale() {
+        return timings.holdScale();
+    }
+
     /** Moves the nodes to the fresh pair when a failover is next and the standby of the current one was promoted. */
     @Override
     public boolean beforeTrial(FaultKind fault) {

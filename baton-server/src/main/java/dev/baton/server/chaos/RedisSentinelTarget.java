@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A private Redis Sentinel deployment (one primary, two replicas, three Sentinels; {@link RedisSentinelTopology}),
@@ -27,11 +28,15 @@ final class RedisSentinelTarget implements ChaosTarget {
     private static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
             FaultKind.SENTINEL_PRIMARY_KILLED, FaultKind.SENTINEL_LAGGING_PROMOTED, FaultKind.SENTINEL_FAILOVER);
 
+    /** Twice the topology's {@code failover-timeout} (5 s). */
+    private static final Duration FAILOVER_SPACING = Duration.ofSeconds(10);
+
     private final RedisSentinelTopology redis;
     private final StoreTimings timings;
     private final List<Integer> lagging = new ArrayList<>();
     private InetSocketAddress primaryBefore;
     private int killed = -1;
+    private long lastFailover;
 
     RedisSentinelTarget(StoreTimings timings) {
         this.timings = timings;
@@ -78,15 +83,27 @@ final class RedisSentinelTarget implements ChaosTarget {
         return timings.leaseTtl();
     }
 
+    @Override
+    public double holdScale() {
+        return timings.holdScale();
+    }
+
     /**
-     * A failover needs both replicas replicating from the primary, as a healthy deployment has them, and the Sentinels
-     * done with the previous one.
+     * A failover needs the previous one well behind it, both replicas replicating from the primary, as a healthy
+     * deployment has them, and every Sentinel agreeing on the primary and ready to promote a replica. The spacing is
+     * the Sentinels' own: one does not retry a failover of the same primary within twice the failover timeout, and a
+     * primary killed sooner after the last failover (with the node killed before it just back) had the Sentinels
+     * fail over on different views in the harness, and settle on a primary other than the one most of them named.
      */
     @Override
     public boolean beforeTrial(FaultKind fault) {
         if (FAILOVERS.contains(fault)) {
-            redis.awaitReplicasConnected();
+            long wait = lastFailover + FAILOVER_SPACING.toNanos() - System.nanoTime();
+            if (lastFailover != 0 && wait > 0) {
+                LockSupport.parkNanos(wait);
+            }
             redis.awaitSentinelsSettled();
+            redis.awaitReplicasConnected();
         }
         return false;
     }
@@ -139,6 +156,7 @@ final class RedisSentinelTarget implements ChaosTarget {
         redis.command(former, "CONFIG", "REWRITE");
         redis.command(former, "CLIENT", "KILL", "TYPE", "normal");
         redis.command(former, "CLIENT", "KILL", "TYPE", "pubsub");
+        lastFailover = System.nanoTime();
     }
 
     @Override
