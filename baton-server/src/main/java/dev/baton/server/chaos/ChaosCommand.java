@@ -46,7 +46,8 @@ public final class ChaosCommand implements Callable<Integer> {
     String backend;
 
     @Option(names = "--trials", paramLabel = "N", defaultValue = "100",
-            description = "How many trials (default: ${DEFAULT-VALUE}). A trial takes a few seconds.")
+            description = "How many trials (default: ${DEFAULT-VALUE}). A trial takes a few seconds; a Redis "
+                    + "Sentinel failover trial 10-15 s (the Sentinels pace their failovers).")
     int trials;
 
     @Option(names = "--seed", paramLabel = "N",
