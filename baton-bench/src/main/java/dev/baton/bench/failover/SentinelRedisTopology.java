@@ -16,6 +16,7 @@ final class SentinelRedisTopology implements StoreTopology {
 
     private final RedisSentinelTopology redis;
     private int killed = -1;
+    private InetSocketAddress before;
     private InetSocketAddress primary;
     private long failedAt;
 
@@ -48,10 +49,14 @@ final class SentinelRedisTopology implements StoreTopology {
     }
 
     @Override
-    public void failPrimary() {
-        InetSocketAddress before = redis.primary();
+    public void killPrimary() {
+        before = redis.primary();
         killed = redis.primaryNode();
         redis.killNode(killed);
+    }
+
+    @Override
+    public void recover() {
         primary = redis.awaitNewPrimary(before);
         failedAt = System.nanoTime();
     }

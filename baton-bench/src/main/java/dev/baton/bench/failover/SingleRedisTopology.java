@@ -36,8 +36,12 @@ final class SingleRedisTopology implements StoreTopology {
     }
 
     @Override
-    public void failPrimary() {
+    public void killPrimary() {
         server.kill();
+    }
+
+    @Override
+    public void recover() {
         server.restart();
     }
 

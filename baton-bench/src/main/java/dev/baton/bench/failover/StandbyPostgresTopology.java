@@ -58,10 +58,14 @@ final class StandbyPostgresTopology implements StoreTopology {
     }
 
     @Override
-    public void failPrimary() {
+    public void killPrimary() {
         pair.killPrimary();
         // The dead server's port is free, and a pair started later may be given it: refuse, as the dead server does.
         toPrimary.reset();
+    }
+
+    @Override
+    public void recover() {
         pair.promoteStandby();
         spare = CompletableFuture.supplyAsync(this::freshPair);
     }

@@ -32,10 +32,12 @@ import java.util.function.Supplier;
  *       line;</li>
  *   <li><b>crash failover beyond the lease</b>: the leader's JVM is SIGKILLed → the next {@code acquired}, less the
  *       lease left at the kill (as the {@code failover} scenario measures it);</li>
- *   <li><b>store failover → leader</b>: the store's primary is SIGKILLed (then restarted, or another server promoted)
- *       → the first moment a leader acted on the store that serves now: the lease there, read by an observer every
- *       few milliseconds, was granted or renewed after the kill (read time + remaining − TTL);</li>
- *   <li>and, for context, <b>store failover alone</b>: the kill → a primary accepting writes again.</li>
+ *   <li><b>store failover → leader</b>: the store's primary is SIGKILLed (then restarted, or another server promoted);
+ *       from the moment its processes are gone → the first moment a leader acted on the store that serves now: the
+ *       lease there, read by an observer every few milliseconds, was granted or renewed after the kill (read time +
+ *       remaining − TTL);</li>
+ *   <li>and, for context, <b>store failover alone</b>: from the same moment → the restart or promotion has returned,
+ *       a primary accepting writes again (it may accept some before the call returns).</li>
  * </ul>
  */
 public final class StoreFailoverScenario implements Scenario {
@@ -49,11 +51,12 @@ public final class StoreFailoverScenario implements Scenario {
     private static final long TTL_NANOS = ElectionConfig.fast().leaseTtl().toNanos();
 
     /** The four rows of one deployment. */
-    private record Result(StoreTopologyInfo info, Summary handover, Summary crash, Summary storeAlone,
+    private record Result(Deployment info, Summary handover, Summary crash, Summary storeAlone,
             Summary storeToLeader, int misses) {
     }
 
-    private record StoreTopologyInfo(String name, String describe, String failoverNote) {
+    /** What the tables say about a deployment, kept once its servers are stopped. */
+    private record Deployment(String name, String describe, String failoverNote) {
     }
 
     @Override
@@ -106,7 +109,7 @@ public final class StoreFailoverScenario implements Scenario {
         BlockingQueue<NodeProcess.Acquired> acquisitions = new LinkedBlockingQueue<>();
         NodeProcess[] nodes = new NodeProcess[NODES];
         try (StoreTopology topology = start.get(); CoordinationStore observer = BenchBackend.connect(topology.uri())) {
-            StoreTopologyInfo info = new StoreTopologyInfo(topology.name(), topology.describe(),
+            Deployment info = new Deployment(topology.name(), topology.describe(),
                     topology.failoverNote());
             System.err.println("store-failover: " + info.name() + " on " + topology.uri().replaceAll(":[^:@/]*@", "@"));
             try {
@@ -198,8 +201,11 @@ public final class StoreFailoverScenario implements Scenario {
             Samples alone, Samples toLeader) throws Exception {
         settle(random);
         awaitLease(observer);
+        topology.killPrimary();
+        // From the moment the primary is surely gone: a call that committed while it was being killed is not one on
+        // the store that serves next.
         long killAt = System.nanoTime();
-        topology.failPrimary();
+        topology.recover();
         long storeBack = System.nanoTime();
         long deadline = killAt + LEADER_TIMEOUT_NANOS;
         Long actedAt = null;

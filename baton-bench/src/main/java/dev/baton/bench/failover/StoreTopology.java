@@ -28,11 +28,14 @@ interface StoreTopology extends AutoCloseable {
     /** The URI Baton's store connects to ({@code redis-sentinel://…}, a multi-host {@code postgresql://…}, ...). */
     String uri();
 
+    /** Kills the store's primary (SIGKILL) and returns once its processes are gone. */
+    void killPrimary();
+
     /**
-     * Kills the store's primary (SIGKILL) and returns once a primary accepts writes again: the restarted server, or
-     * the server promoted in its place (by the Sentinels, or here, as the failover manager a standby needs).
+     * After {@link #killPrimary()}: returns once a primary accepts writes again, the restarted server or the server
+     * promoted in its place (by the Sentinels, or here, as the failover manager a standby needs).
      */
-    void failPrimary();
+    void recover();
 
     /**
      * Brings the deployment back to full strength for the next sample (a replica or standby again), after the nodes
