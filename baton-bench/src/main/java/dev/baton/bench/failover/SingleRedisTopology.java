@@ -2,7 +2,10 @@ package dev.baton.bench.failover;
 
 import dev.baton.testkit.RedisServer;
 
-/** One Redis with an append-only file ({@code appendfsync everysec}); its failover is a crash and a restart on its data. */
+/**
+ * One Redis with an append-only file ({@code appendfsync everysec}); its failover is a crash and a restart on its
+ * data.
+ */
 final class SingleRedisTopology implements StoreTopology {
 
     private final RedisServer server;

@@ -32,8 +32,8 @@ import java.util.function.Supplier;
  *       line;</li>
  *   <li><b>crash failover beyond the lease</b>: the leader's JVM is SIGKILLed → the next {@code acquired}, less the
  *       lease left at the kill (as the {@code failover} scenario measures it);</li>
- *   <li><b>store failover → leader</b>: the store's primary is SIGKILLed (then restarted, or another server promoted);
- *       from the moment its processes are gone → the first moment a leader acted on the store that serves now: the
+ *   <li><b>store failover → leader</b>: the store's primary is SIGKILLed (then restarted, or another server
+ *       promoted); from the moment its processes are gone → the first moment a leader acted on the store that serves now: the
  *       lease there, read by an observer every few milliseconds, was granted or renewed after the kill (read time +
  *       remaining − TTL);</li>
  *   <li>and, for context, <b>store failover alone</b>: from the same moment → the restart or promotion has returned,

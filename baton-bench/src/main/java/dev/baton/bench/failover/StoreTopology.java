@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  */
 interface StoreTopology extends AutoCloseable {
 
-    /** Every topology the scenario knows, by name, in the order of the tables: each replicated one after its single server. */
+    /** Every topology the scenario knows, by name, in table order: each replicated one after its single server. */
     Map<String, Supplier<StoreTopology>> ALL = topologies();
 
     /** The name in the tables and in {@code --candidates}. */
@@ -22,7 +22,7 @@ interface StoreTopology extends AutoCloseable {
     /** A markdown sentence: what runs, and what its store failover is. */
     String describe();
 
-    /** What the store-failover row measures here, for the table's notes (e.g. "primary SIGKILLed, a replica promoted"). */
+    /** What the store failover is here, for the table's notes (e.g. "primary SIGKILLed, a replica promoted"). */
     String failoverNote();
 
     /** The URI Baton's store connects to ({@code redis-sentinel://…}, a multi-host {@code postgresql://…}, ...). */

@@ -44,13 +44,16 @@ enum FaultKind {
     // acknowledged items.
     /** The Redis primary is killed (SIGKILL) and the Sentinels promote a replica; the old node returns as a replica. */
     SENTINEL_PRIMARY_KILLED("sentinel-primary-killed", true, false),
-    /** Both Redis replicas stop replicating, the lease changes hands, then the primary is killed: a lagging replica is promoted. */
+    /**
+     * Both Redis replicas stop replicating, the lease changes hands, then the primary is killed: a lagging replica is
+     * promoted.
+     */
     SENTINEL_LAGGING_PROMOTED("sentinel-lagging-promoted", true, false),
     /** {@code SENTINEL FAILOVER}: a forced switch while the old primary still runs. */
     SENTINEL_FAILOVER("sentinel-failover", true, false),
     /** The PostgreSQL primary is killed and its standby promoted; the nodes follow through the multi-host URI. */
     STANDBY_PROMOTED("standby-promoted", true, false),
-    /** The standby stops receiving WAL, the lease changes hands, then the primary is killed and the standby promoted. */
+    /** The standby stops receiving WAL, the lease changes hands, the primary is killed and the standby promoted. */
     LAGGING_STANDBY_PROMOTED("lagging-standby-promoted", true, false);
 
     private final String wireName;
