@@ -1,6 +1,7 @@
 package dev.baton.bench;
 
 import dev.baton.bench.failover.FailoverScenario;
+import dev.baton.bench.failover.StoreFailoverScenario;
 import dev.baton.bench.first.FirstElectionScenario;
 import dev.baton.bench.handover.HandoverScenario;
 import dev.baton.bench.http.HttpStatusScenario;
@@ -44,7 +45,8 @@ public final class BenchMain {
                 new PeerFailoverScenario(), new PeerHandoverScenario(), new PeerMessagesScenario(),
                 new PeerConvergenceScenario(), new BullyFailoverScenario(), new BullyMessagesScenario(),
                 new WorkRoutingScenario(), new WorkSubscribeScenario(), new WorkDbChangeScenario(),
-                new RollingRestartScenario(), new PlannerBalanceScenario(), new SoakScenario())) {
+                new RollingRestartScenario(), new PlannerBalanceScenario(), new SoakScenario(),
+                new StoreFailoverScenario())) {
             all.put(s.name(), s);
         }
         return all;

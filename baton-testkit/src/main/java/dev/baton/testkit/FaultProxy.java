@@ -52,8 +52,11 @@ public final class FaultProxy implements AutoCloseable {
     record State(Mode mode, Duration delay, boolean closed) {
     }
 
-    private final String targetHost;
-    private final int targetPort;
+    /** Where new connections go; {@link #retarget} changes it. */
+    private record Target(String host, int port) {
+    }
+
+    private volatile Target target;
     private final ServerSocket server;
     private final Set<ProxiedConnection> connections = ConcurrentHashMap.newKeySet();
     private final Object lock = new Object();
@@ -61,8 +64,7 @@ public final class FaultProxy implements AutoCloseable {
     private volatile State state = new State(Mode.PASS, Duration.ZERO, false);
 
     private FaultProxy(String targetHost, int targetPort, ServerSocket server) {
-        this.targetHost = targetHost;
-        this.targetPort = targetPort;
+        this.target = new Target(targetHost, targetPort);
         this.server = server;
     }
 
@@ -129,6 +131,21 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends new connections to {@code targetHost:targetPort} from now on and aborts every current one (with an RST, as
+     * {@link #reset()} does), so that clients reconnect there: a server replaced behind an address that stays.
+     */
+    public void retarget(String targetHost, int targetPort) {
+        Objects.requireNonNull(targetHost, "targetHost");
+        if (targetPort < 1 || targetPort > 65_535) {
+            throw new IllegalArgumentException("targetPort must be within 1..65535, was " + targetPort);
+        }
+        target = new Target(targetHost, targetPort);
+        for (ProxiedConnection connection : connections) {
+            connection.abort();
+        }
+    }
+
     /** Stops accepting, aborts every connection and ends the proxy's threads. Idempotent. */
     @Override
     public void close() {
@@ -148,7 +165,8 @@ public final class FaultProxy implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "FaultProxy{" + HOST + ":" + port() + " -> " + targetHost + ":" + targetPort + ", " + state.mode() + "}";
+        Target to = target;
+        return "FaultProxy{" + HOST + ":" + port() + " -> " + to.host() + ":" + to.port() + ", " + state.mode() + "}";
     }
 
     private void setState(Mode mode, Duration delay) {
@@ -209,7 +227,8 @@ public final class FaultProxy implements AutoCloseable {
     Socket connectTarget() throws IOException {
         Socket target = new Socket();
         try {
-            target.connect(new InetSocketAddress(targetHost, targetPort), CONNECT_TIMEOUT_MILLIS);
+            Target to = this.target;
+            target.connect(new InetSocketAddress(to.host(), to.port()), CONNECT_TIMEOUT_MILLIS);
             target.setTcpNoDelay(true);
             return target;
         } catch (IOException e) {

@@ -84,6 +84,18 @@ public final class PostgresStandbyTopology implements AutoCloseable {
      * @throws IllegalStateException if {@link #whyUnavailable()} says why not, or a step fails (with the log's tail)
      */
     public static PostgresStandbyTopology start() {
+        return start(PostgresServer.builder());
+    }
+
+    /**
+     * As {@link #start()}, with {@code password} for user {@code baton} on both servers instead of a random one: a
+     * second topology that clients with the first one's credentials can move to.
+     */
+    public static PostgresStandbyTopology start(String password) {
+        return start(PostgresServer.builder().password(password));
+    }
+
+    private static PostgresStandbyTopology start(PostgresServer.Builder primaryBuilder) {
         whyUnavailable().ifPresent(reason -> {
             throw new IllegalStateException(reason);
         });
@@ -95,7 +107,7 @@ public final class PostgresStandbyTopology implements AutoCloseable {
         }
         PostgresServer primary;
         try {
-            primary = PostgresServer.start();
+            primary = primaryBuilder.start();
         } catch (RuntimeException e) {
             ServerProcesses.deleteRecursively(dir);
             throw e;

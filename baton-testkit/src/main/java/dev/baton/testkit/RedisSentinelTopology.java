@@ -260,6 +260,48 @@ public final class RedisSentinelTopology implements AutoCloseable {
     }
 
     /**
+     * Waits (up to 30 s) until every running Sentinel names the same primary and could start a failover now: none has
+     * one in progress (its
+     * {@code SENTINEL MASTER} flags lack {@code failover_in_progress}; it keeps that state until every replica follows
+     * the new primary, and refuses a {@link #failover()} meanwhile with {@code INPROG}), and each sees every replica
+     * up with its link to the primary up ({@code SENTINEL REPLICAS}: flags {@code slave}, {@code master-link-status
+     * ok}); it refuses a forced failover with {@code NOGOODSLAVE} otherwise. A Sentinel refreshes what it knows of a
+     * replica from its {@code INFO} every 10 s (every second during a failover), so after a replica restarted or
+     * caught up this can take up to that long.
+     */
+    public void awaitSentinelsSettled() {
+        TopologyAwait.until("every Sentinel to be ready for a failover", SETTLE_TIMEOUT,
+                () -> reportedPrimaries().values().stream().distinct().count() == 1
+                        && sentinels.stream().filter(RedisNodeProcess::isRunning).allMatch(this::isSettled),
+                () -> "Sentinels report " + sentinels.stream().filter(RedisNodeProcess::isRunning)
+                        .map(s -> s.call("SENTINEL", "REPLICAS", MASTER_NAME)).toList());
+    }
+
+    private boolean isSettled(RedisNodeProcess sentinel) {
+        Map<String, String> master = fields(sentinel.call("SENTINEL", "MASTER", MASTER_NAME));
+        if (master.getOrDefault("flags", "").contains("failover_in_progress")) {
+            return false;
+        }
+        if (!(sentinel.call("SENTINEL", "REPLICAS", MASTER_NAME) instanceof List<?> replicas)
+                || replicas.size() != NODES - 1) {
+            return false;
+        }
+        return replicas.stream().map(RedisSentinelTopology::fields).allMatch(replica ->
+                "slave".equals(replica.get("flags")) && "ok".equals(replica.get("master-link-status")));
+    }
+
+    /** A Sentinel's flat list of names and values as a map; anything else as an empty one. */
+    private static Map<String, String> fields(Object reply) {
+        Map<String, String> fields = new HashMap<>();
+        if (reply instanceof List<?> list) {
+            for (int i = 0; i + 1 < list.size(); i += 2) {
+                fields.put(String.valueOf(list.get(i)), String.valueOf(list.get(i + 1)));
+            }
+        }
+        return fields;
+    }
+
+    /**
      * Runs one command on data node {@code node} and returns its reply: a {@link String} (status or bulk), a
      * {@link Long}, a {@link List} for an array, or {@code null}.
      *

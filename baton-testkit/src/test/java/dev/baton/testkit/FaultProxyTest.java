@@ -120,6 +120,24 @@ class FaultProxyTest {
     }
 
     @Test
+    void retargetAbortsCurrentConnectionsAndSendsNewOnesToTheNewServer() throws IOException {
+        Socket before = connect();
+        send(before, "x");
+        assertThat(receive(before, 1)).isEqualTo("x");
+        try (EchoServer second = EchoServer.start()) {
+
+            proxy.retarget("127.0.0.1", second.port());
+
+            assertThatThrownBy(() -> before.getInputStream().read()).isInstanceOf(SocketException.class);
+            Socket after = connect();
+            send(after, "moved");
+            assertThat(receive(after, 5)).isEqualTo("moved");
+            assertThat(second.accepted()).isEqualTo(1);
+            assertThat(echo.accepted()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void closeStopsAcceptingAndEndsConnections() throws IOException {
         Socket client = connect();
         send(client, "x");

@@ -56,6 +56,19 @@ class PostgresStandbyTopologyTest {
         assertThat(ports).noneMatch(PostgresStandbyTopologyTest::accepts);
     }
 
+    @Test
+    void aTopologyStartedWithAPasswordAcceptsItOnBothServers() throws SQLException {
+        Optional<String> unavailable = PostgresStandbyTopology.whyUnavailable();
+        assumeTrue(unavailable.isEmpty(), () -> "skipping the standby topology: " + unavailable.orElseThrow());
+
+        try (PostgresStandbyTopology pg = PostgresStandbyTopology.start("chosen-Pass-42")) {
+
+            assertThat(pg.password()).isEqualTo("chosen-Pass-42");
+            assertThat(single(pg, pg.primaryJdbcUrl(), "SELECT 1")).isEqualTo(1);
+            assertThat(single(pg, pg.standbyJdbcUrl(), "SELECT pg_is_in_recovery()")).isEqualTo(true);
+        }
+    }
+
     private static boolean accepts(int port) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 500);

@@ -51,6 +51,11 @@ class RedisSentinelTopologyTest {
             // Sentinels next poll it, which may take them ten seconds.)
             int other = 3 - primary;
             await().atMost(GENEROUS).until(() -> "v3".equals(redis.command(other, "GET", "k")));
+
+            // Once every Sentinel is settled (the old primary a replica too, as they all see it), a second forced
+            // failover is accepted rather than refused with INPROG or NOGOODSLAVE.
+            redis.awaitSentinelsSettled();
+            assertThat(redis.failover()).isNotEqualTo(next).isIn(redis.nodeAddresses());
         }
         assertThat(everything).noneMatch(address -> RespProbe.ping(address.getHostString(), address.getPort(), PROBE));
     }

@@ -21,18 +21,19 @@ public sealed interface BenchBackend extends AutoCloseable permits RedisBackend,
     }
 
     /**
-     * Connects a store to {@code uri} by its scheme ({@code redis://} or {@code postgresql://}): what the failover
+     * Connects a store to {@code uri} by its scheme ({@code redis://}, {@code redis-sentinel://} or
+     * {@code postgresql://}, one host or several): what the failover
      * scenario's child JVMs do with the URI they are given.
      */
     static CoordinationStore connect(String uri) {
         String lower = uri.toLowerCase(Locale.ROOT);
-        if (lower.startsWith("redis://") || lower.startsWith("rediss://")) {
+        if (lower.startsWith("redis://") || lower.startsWith("rediss://") || lower.startsWith("redis-sentinel://")) {
             return RedisStore.connect(uri);
         }
         if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
             return PostgresStore.connect(uri);
         }
-        throw new IllegalArgumentException("not a redis:// or postgresql:// URI");
+        throw new IllegalArgumentException("not a redis://, redis-sentinel:// or postgresql:// URI");
     }
 
     BackendKind kind();

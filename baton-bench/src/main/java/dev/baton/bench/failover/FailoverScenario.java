@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
 public final class FailoverScenario implements Scenario {
 
     private static final int NODES = 3;
-    private static final String GROUP = "bench-failover";
+    static final String GROUP = "bench-failover";
     private static final long START_TIMEOUT_SECONDS = 60;
     private static final long FAILOVER_TIMEOUT_MILLIS = 15_000;
     private static final long SETTLE_MILLIS = 3_000;
@@ -40,7 +40,7 @@ public final class FailoverScenario implements Scenario {
     private static final long RENEWAL_SLACK_NANOS = Duration.ofMillis(20).toNanos();
 
     /** One kill: when, how much lease was left, and whether a renewal crossed it. */
-    private record Kill(long atNanos, long remainingNanos, boolean renewalCrossed) {
+    record Kill(long atNanos, long remainingNanos, boolean renewalCrossed) {
         long expiresAt() {
             return atNanos + remainingNanos;
         }
@@ -158,7 +158,7 @@ public final class FailoverScenario implements Scenario {
      * renewal already on its way when the process died can still land after the read; the lease is read again after
      * the kill, and if it is longer than the first read allows, the longer value is what followers must wait out.
      */
-    private static Kill kill(NodeProcess.Acquired leader, CoordinationStore observer) throws Exception {
+    static Kill kill(NodeProcess.Acquired leader, CoordinationStore observer) throws Exception {
         String leaderId = leader.node().nodeId(START_TIMEOUT_SECONDS);
         Lease lease = observer.leases().read(GROUP).get(2, TimeUnit.SECONDS)
                 .orElseThrow(() -> new IllegalStateException("no lease while a leader runs"));

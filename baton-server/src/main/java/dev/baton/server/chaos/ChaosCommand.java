@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
 public final class ChaosCommand implements Callable<Integer> {
 
     private static final List<String> BACKENDS = List.of("redis", "redis-cluster", "postgresql", "quorum",
-            "bully", "etcd");
+            "bully", "etcd", "redis-sentinel", "postgresql-standby");
 
     /** The quorum backend's old name, still accepted (the bully election is a peer protocol too). */
     private static final String OLD_QUORUM_NAME = "peer";
@@ -41,11 +41,13 @@ public final class ChaosCommand implements Callable<Integer> {
     @Option(names = "--backend", required = true, paramLabel = "NAME",
             description = "redis, redis-cluster, postgresql, etcd (private servers on loopback, started and stopped by"
                     + " the run; etcd: a three-member cluster), quorum or bully (no server; peer is the old name of "
-                    + "quorum).")
+                    + "quorum), or a replicated store: redis-sentinel (a primary, two replicas, three Sentinels) or "
+                    + "postgresql-standby (a primary and a streaming standby).")
     String backend;
 
     @Option(names = "--trials", paramLabel = "N", defaultValue = "100",
-            description = "How many trials (default: ${DEFAULT-VALUE}). A trial takes a few seconds.")
+            description = "How many trials (default: ${DEFAULT-VALUE}). A trial takes a few seconds; a Redis "
+                    + "Sentinel failover trial 10-15 s (the Sentinels pace their failovers).")
     int trials;
 
     @Option(names = "--seed", paramLabel = "N",
@@ -146,6 +148,9 @@ public final class ChaosCommand implements Callable<Integer> {
                 case "redis-cluster" -> new RedisClusterTarget(StoreTimings.chaos(), ChaosRun.GROUP);
                 case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
                 case "etcd" -> new EtcdTarget(StoreTimings.chaos());
+                case "redis-sentinel" -> new RedisSentinelTarget(StoreTimings.replicated());
+                case "postgresql-standby" -> new PostgresStandbyTarget(settings.nodes(),
+                        StoreTimings.replicated());
                 case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir());
                 default -> throw new IllegalArgumentException(settings.backend());
             };

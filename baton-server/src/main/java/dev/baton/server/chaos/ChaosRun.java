@@ -112,6 +112,12 @@ final class ChaosRun implements AutoCloseable {
         int draw = random.nextInt(faults.size());
         FaultKind fault = faults.get(settings.inTurn() ? (number - 1) % faults.size() : draw);
         restartDeadNodes();
+        long newestHeld = held.values().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
+        if (target.beforeTrial(fault)) {
+            // The nodes moved to a fresh store: leaderships from before are over there, and one won there has a
+            // higher term (possibly already, while the old store was being stopped).
+            held.values().removeIf(term -> term <= newestHeld);
+        }
         if (awaitLeader(STEADY_LEADER) < 0) {
             out.printf("trial %d: no leader within %d s before the fault; running it anyway%n", number,
                     STEADY_LEADER.toSeconds());
@@ -242,6 +248,25 @@ final class ChaosRun implements AutoCloseable {
                 // Two members of three keep the store available; the lost one comes back with its data on heal.
                 target.inject(fault, victim, Duration.ZERO);
                 hold(between(random, 1000, 3000), items);
+                target.heal(fault);
+                return Fault.onStore(System.nanoTime());
+            }
+            case SENTINEL_PRIMARY_KILLED, SENTINEL_FAILOVER, STANDBY_PROMOTED -> {
+                // The store's primary fails (or is switched); after a detection delay another server is promoted (by
+                // the Sentinels, or by the harness as PostgreSQL's failover manager) and the nodes must follow it.
+                target.inject(fault, victim, Duration.ZERO);
+                hold(scaled(ttl, random, 0.15, 0.5), items);
+                target.heal(fault);
+                return Fault.onStore(System.nanoTime());
+            }
+            case SENTINEL_LAGGING_PROMOTED, LAGGING_STANDBY_PROMOTED -> {
+                // Replication stops, the lease changes hands on the primary alone (a term no replica has), then the
+                // primary fails and a server without that term is promoted.
+                target.prepare(fault);
+                releaseLeader();
+                hold(scaled(ttl, random, 0.25, 0.75), items);
+                target.inject(fault, victim, Duration.ZERO);
+                hold(scaled(ttl, random, 0.15, 0.5), items);
                 target.heal(fault);
                 return Fault.onStore(System.nanoTime());
             }
@@ -394,8 +419,14 @@ final class ChaosRun implements AutoCloseable {
         }
     }
 
-    private static Duration between(Random random, int fromMillis, int toMillis) {
-        return Duration.ofMillis(fromMillis + random.nextInt(toMillis - fromMillis + 1));
+    /**
+     * A hold drawn from {@code fromMillis..toMillis}, scaled by the target's {@link ChaosTarget#holdScale()}: a target
+     * with a shorter lease holds its faults for proportionally less. The draw is the same whatever the scale, so a
+     * target at scale 1 replays the seeds published before the scale existed.
+     */
+    private Duration between(Random random, int fromMillis, int toMillis) {
+        long drawn = fromMillis + random.nextInt(toMillis - fromMillis + 1);
+        return Duration.ofMillis(Math.round(drawn * target.holdScale()));
     }
 
     private static Duration scaled(Duration base, Random random, double from, double to) {

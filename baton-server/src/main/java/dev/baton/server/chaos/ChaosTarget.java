@@ -11,7 +11,7 @@ import java.util.List;
  */
 interface ChaosTarget extends AutoCloseable {
 
-    /** {@code redis}, {@code postgresql}, {@code peer} or {@code bully}. */
+    /** The backend's name on the command line, e.g. {@code redis} or {@code redis-sentinel}. */
     String name();
 
     /** The faults a trial may choose from on this backend. */
@@ -34,6 +34,23 @@ interface ChaosTarget extends AutoCloseable {
 
     /** Lease-like validity of a leadership on this backend; a paused leader is frozen for longer than this. */
     Duration leaseTtl();
+
+    /**
+     * Readies the store for a trial of {@code fault}, before the harness waits for a leader: a replicated store gets
+     * its replicas back in place after an earlier failover. Returns true if the nodes were moved to a fresh store, so
+     * that no leadership held before counts and the harness waits for a leader elected there.
+     */
+    default boolean beforeTrial(FaultKind fault) {
+        return false;
+    }
+
+    /**
+     * What the run's fixed hold ranges (a hand-over's 0.5-1.5 s, a killed node's 0.5-3 s, ...) are multiplied by: the
+     * target's lease over the 2 s lease they were chosen for. Holds given in leases scale with the lease anyway.
+     */
+    default double holdScale() {
+        return 1.0;
+    }
 
     /** Takes what a data-loss fault will restore later (a snapshot, an append-only file mark, a backup). */
     default void prepare(FaultKind fault) {

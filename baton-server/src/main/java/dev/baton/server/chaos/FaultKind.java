@@ -57,7 +57,24 @@ enum FaultKind {
     /** The etcd leader is killed (SIGKILL) and the others elect one; it starts again with its data on heal. */
     ETCD_LEADER_KILL("etcd-leader-kill", false, false),
     /** The etcd leader is frozen (SIGSTOP): a hung leader the others replace; it runs again (SIGCONT) on heal. */
-    ETCD_LEADER_PAUSE("etcd-leader-pause", false, false);
+    ETCD_LEADER_PAUSE("etcd-leader-pause", false, false),
+
+    // Replicated stores, Redis Sentinel and PostgreSQL with a streaming standby: the store's own failover. Each may
+    // lose the writes the new primary had not received yet (replication is asynchronous), so none is checked for
+    // acknowledged items.
+    /** The Redis primary is killed (SIGKILL) and the Sentinels promote a replica; the old node returns as a replica. */
+    SENTINEL_PRIMARY_KILLED("sentinel-primary-killed", true, false),
+    /**
+     * Both Redis replicas stop replicating, the lease changes hands, then the primary is killed: a lagging replica is
+     * promoted.
+     */
+    SENTINEL_LAGGING_PROMOTED("sentinel-lagging-promoted", true, false),
+    /** {@code SENTINEL FAILOVER}: a forced switch while the old primary still runs. */
+    SENTINEL_FAILOVER("sentinel-failover", true, false),
+    /** The PostgreSQL primary is killed and its standby promoted; the nodes follow through the multi-host URI. */
+    STANDBY_PROMOTED("standby-promoted", true, false),
+    /** The standby stops receiving WAL, the lease changes hands, the primary is killed and the standby promoted. */
+    LAGGING_STANDBY_PROMOTED("lagging-standby-promoted", true, false);
 
     private final String wireName;
     private final boolean canLoseData;

@@ -21,6 +21,20 @@ record StoreTimings(Duration leaseTtl, Duration renewInterval, Duration checkInt
     }
 
     /**
+     * Lease 1 s, renew every 250 ms, check every 125 ms: the replicated stores' targets, whose trials also wait for
+     * the store's own failover, so that a thousand trials take minutes rather than an hour. Safety does not rest on
+     * the lease's length; every fault that must outlast a lease still does.
+     */
+    static StoreTimings replicated() {
+        return new StoreTimings(Duration.ofSeconds(1), Duration.ofMillis(250), Duration.ofMillis(125));
+    }
+
+    /** The scale of {@link ChaosTarget#holdScale()}: this lease over the {@link #chaos()} lease. */
+    double holdScale() {
+        return (double) leaseTtl.toMillis() / chaos().leaseTtl().toMillis();
+    }
+
+    /**
      * After healing, a leader must exist within two leases and a second: the old lease may still run its full TTL
      * (restored from a snapshot, say), and the next acquire waits for a check or an expiry wake-up, with jitter.
      */
