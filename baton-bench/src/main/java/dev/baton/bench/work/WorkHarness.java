@@ -141,6 +141,17 @@ final class WorkHarness implements AutoCloseable {
         return workers.stream().mapToLong(SimulatedWorker::detectionsSent).sum();
     }
 
+    /** Which worker (its index) runs each item now. */
+    Map<String, Integer> workerOfSubscription() {
+        Map<String, Integer> owners = new java.util.HashMap<>();
+        for (int i = 0; i < workers.size(); i++) {
+            for (String item : workers.get(i).subscriptions()) {
+                owners.put(item, i);
+            }
+        }
+        return owners;
+    }
+
     /** Subscriptions the workers hold now. */
     int running() {
         return workers.stream().mapToInt(w -> w.subscriptions().size()).sum();

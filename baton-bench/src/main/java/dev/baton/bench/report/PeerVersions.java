@@ -1,0 +1,36 @@
+package dev.baton.bench.report;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Properties;
+
+/**
+ * The versions of the peers on this bench's class path, read from the {@code pom.properties} each Maven artifact
+ * carries, so that a table names the version that was measured, not the one someone remembered.
+ */
+final class PeerVersions {
+
+    private PeerVersions() {
+    }
+
+    /** {@code name version}, e.g. {@code Redisson 3.35.0}; just {@code name} if the version cannot be read. */
+    static String named(String name, String groupId, String artifactId) {
+        String version = version(groupId, artifactId);
+        return version == null ? name : name + " " + version;
+    }
+
+    /** The artifact's version, or null. */
+    static String version(String groupId, String artifactId) {
+        String resource = "/META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties";
+        try (InputStream in = PeerVersions.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                return null;
+            }
+            Properties properties = new Properties();
+            properties.load(in);
+            return properties.getProperty("version");
+        } catch (IOException e) {
+            return null;
+        }
+    }
+}
