@@ -23,7 +23,7 @@ import org.knowm.xchart.style.Styler;
  */
 final class CdfChart {
 
-    static final int POINTS = 200;
+    static final int POINTS = 100;
     private static final double[] TAIL = {0.99, 0.995, 0.999, 1.0};
     private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
         new Color(0xff7f0e), new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f),
@@ -40,8 +40,9 @@ final class CdfChart {
      */
     static boolean write(String title, Map<String, Summary> curves, Path png) throws IOException {
         System.setProperty("java.awt.headless", "true");
-        XYChart chart = new XYChartBuilder().width(900).height(560).title(title)
-                .xAxisTitle("latency (ms, logarithmic)").yAxisTitle("share of samples at or below (%)").build();
+        XYChart chart = new XYChartBuilder().width(760).height(500).title(title)
+                .xAxisTitle("latency, ms (logarithmic axis); legend: p50 / p99")
+                .yAxisTitle("share of samples at or below (%)").build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS)
                 .setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 14))
                 .setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11))
@@ -71,10 +72,9 @@ final class CdfChart {
         return true;
     }
 
-    /** The legend entry: the candidate and its p50 / p99. */
+    /** The legend entry: the candidate and its p50 / p99 (the legend's box cuts long entries). */
     private static String label(String candidate, Summary s) {
-        return candidate + ": p50 " + MarkdownTable.millis(s.p50()) + ", p99 " + MarkdownTable.millis(s.p99())
-                + " ms (n " + s.count() + ")";
+        return candidate + ": " + MarkdownTable.millis(s.p50()) + " / " + MarkdownTable.millis(s.p99()) + " ms";
     }
 
     /** x (ms) and y (% at or below) of the curve: evenly spaced quantiles, then the tail. */

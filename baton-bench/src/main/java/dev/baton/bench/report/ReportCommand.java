@@ -132,7 +132,8 @@ public final class ReportCommand {
             Path charts = write.resolve("charts");
             Map<String, Path> drawn = new LinkedHashMap<>();
             for (ReportPlan.Run run : runs) {
-                Map<String, Summary> curves = curves(findings.series(run.id()));
+                Map<String, Summary> curves = curves(findings.series(run.id()).stream()
+                        .filter(series -> run.charts(series.section())).toList());
                 Path png = charts.resolve(run.id() + ".png");
                 if (CdfChart.write(run.title(), curves, png)) {
                     drawn.put(run.id(), png);
