@@ -21,14 +21,22 @@ final class PeerVersions {
 
     /** The artifact's version, or null. */
     static String version(String groupId, String artifactId) {
-        String resource = "/META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties";
+        return property("/META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties", "version");
+    }
+
+    /** Kafka's client version, from the file its client reads it from, or null. */
+    static String kafka() {
+        return property("/kafka/kafka-version.properties", "version");
+    }
+
+    private static String property(String resource, String key) {
         try (InputStream in = PeerVersions.class.getResourceAsStream(resource)) {
             if (in == null) {
                 return null;
             }
             Properties properties = new Properties();
             properties.load(in);
-            return properties.getProperty("version");
+            return properties.getProperty(key);
         } catch (IOException e) {
             return null;
         }

@@ -47,6 +47,9 @@ final class SummaryPage {
         MarkdownTable table = new MarkdownTable("goal", "Baton", "peer, same run", "ratio", "bound", "verdict");
         rows.forEach(r -> table.row(r.goal(), r.baton(), r.peer(), r.ratio(), r.bound(), r.verdict()));
         page.append(table.render()).append('\n');
+        page.append("The planner against Kafka ").append(orUnknown(PeerVersions.kafka()))
+                .append("'s assignors is a JMH run of its own (about 11 minutes) and not part of this report: see"
+                        + " [planner.md](planner.md).\n\n");
         page.append("## Runs\n\n");
         MarkdownTable runs = new MarkdownTable("run", "scenario and options", "took", "chart");
         for (ReportPlan.Run run : c.runs()) {

@@ -50,7 +50,7 @@ class CdfChartTest {
 
         byte[] bytes = Files.readAllBytes(png);
         assertThat(bytes).startsWith(0x89, 'P', 'N', 'G');
-        assertThat(bytes.length).isLessThan(100_000);
+        assertThat(bytes.length).isLessThan(60_000);
     }
 
     @Test
