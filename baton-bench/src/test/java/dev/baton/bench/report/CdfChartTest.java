@@ -54,6 +54,15 @@ class CdfChartTest {
     }
 
     @Test
+    void aLongNameLosesItsMiddleNotItsFigures() {
+        Summary s = Summary.of(new long[] {13_400_000, 163_000_000});
+        String label = CdfChart.label("leader close() -> next leader acquired, votes on disk", s);
+        assertThat(label).hasSizeLessThanOrEqualTo(CdfChart.MAX_LABEL).startsWith("13.4 / 163 ms   leader close()")
+                .endsWith("votes on disk").contains("…");
+        assertThat(CdfChart.label("Baton close()", s)).isEqualTo("13.4 / 163 ms   Baton close()");
+    }
+
+    @Test
     void noCurveWithSamplesNoChart(@TempDir Path dir) throws Exception {
         assertThat(CdfChart.write("t", Map.of("x", new Summary(1, 1, 1, 1, 1, 1)), dir.resolve("x.png"))).isFalse();
         assertThat(dir.resolve("x.png")).doesNotExist();
