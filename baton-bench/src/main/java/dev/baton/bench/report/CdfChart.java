@@ -24,7 +24,7 @@ import org.knowm.xchart.style.Styler;
 final class CdfChart {
 
     static final int POINTS = 100;
-    static final int MAX_LABEL = 58;
+    static final int MAX_LABEL = 50;
     private static final double[] TAIL = {0.99, 0.995, 0.999, 1.0};
     private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
         new Color(0xff7f0e), new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f),
@@ -78,7 +78,7 @@ final class CdfChart {
      * end, so a long name loses its middle here instead, and the figures come first.
      */
     static String label(String candidate, Summary s) {
-        String figures = MarkdownTable.millis(s.p50()) + " / " + MarkdownTable.millis(s.p99()) + " ms   ";
+        String figures = MarkdownTable.millis(s.p50()) + " / " + MarkdownTable.millis(s.p99()) + " ms  ";
         int room = MAX_LABEL - figures.length();
         String name = candidate.length() <= room ? candidate
                 : candidate.substring(0, room / 2 - 1) + "…" + candidate.substring(candidate.length() - room / 2);

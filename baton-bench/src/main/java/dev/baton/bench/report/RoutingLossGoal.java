@@ -1,6 +1,5 @@
 package dev.baton.bench.report;
 
-import dev.baton.bench.stats.Findings;
 import java.util.Locale;
 
 /**

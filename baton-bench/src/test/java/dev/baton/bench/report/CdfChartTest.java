@@ -57,9 +57,9 @@ class CdfChartTest {
     void aLongNameLosesItsMiddleNotItsFigures() {
         Summary s = Summary.of(new long[] {13_400_000, 163_000_000});
         String label = CdfChart.label("leader close() -> next leader acquired, votes on disk", s);
-        assertThat(label).hasSizeLessThanOrEqualTo(CdfChart.MAX_LABEL).startsWith("13.4 / 163 ms   leader close()")
+        assertThat(label).hasSizeLessThanOrEqualTo(CdfChart.MAX_LABEL).startsWith("13.4 / 163 ms  leader clo")
                 .endsWith("votes on disk").contains("…");
-        assertThat(CdfChart.label("Baton close()", s)).isEqualTo("13.4 / 163 ms   Baton close()");
+        assertThat(CdfChart.label("Baton close()", s)).isEqualTo("13.4 / 163 ms  Baton close()");
     }
 
     @Test
