@@ -102,8 +102,8 @@ public final class BenchMain {
         out.println("usage: java -jar baton-bench.jar <scenario> [--n N] [--warmup N] [--seed S] "
                 + "[--candidates a,b] [--backend redis|postgres|redis,postgres] [--processes N,M] [--duration 30m]");
         out.println("       java -jar baton-bench.jar report [--quick] [--write DIR] [--only id,id]   (every comparison"
-                + " scenario; writes DIR/summary.md and DIR/charts/*.png, default DIR docs/benchmarks; about 25 min,"
-                + " 10 with --quick)");
+                + " scenario; writes DIR/summary.md and DIR/charts/*.png, default DIR docs/benchmarks; about 20 min,"
+                + " 5-7 with --quick)");
         out.println("       java -jar baton-bench.jar jmh [JMH options]   (default: "
                 + String.join(" ", QUICK_JMH) + ")");
         out.println();
