@@ -13,6 +13,7 @@ import dev.baton.bench.peer.PeerFailoverScenario;
 import dev.baton.bench.peer.PeerHandoverScenario;
 import dev.baton.bench.peer.PeerMessagesScenario;
 import dev.baton.bench.registry.RegistryScenario;
+import dev.baton.bench.report.ReportCommand;
 import dev.baton.bench.soak.SoakScenario;
 import dev.baton.bench.support.Environment;
 import dev.baton.bench.work.PlannerBalanceScenario;
@@ -29,7 +30,8 @@ import java.util.Map;
 /**
  * Entry point of {@code baton-bench.jar}: {@code java -jar baton-bench.jar <scenario> [--n N] [--warmup N]
  * [--seed S]} runs one scenario (or {@code all}) and prints markdown result tables on stdout; progress and logs go
- * to stderr. {@code java -jar baton-bench.jar jmh [JMH options]} runs the JMH micro-benchmarks.
+ * to stderr. {@code java -jar baton-bench.jar report [--quick] [--write DIR]} runs the comparison scenarios and writes
+ * the goals summary and latency charts ({@link ReportCommand}). {@code java -jar baton-bench.jar jmh [JMH options]} runs the JMH micro-benchmarks.
  */
 public final class BenchMain {
 
@@ -38,7 +40,8 @@ public final class BenchMain {
     private BenchMain() {
     }
 
-    private static Map<String, Scenario> scenarios() {
+    /** Every scenario by its command-line name, in the order {@code all} runs them. */
+    public static Map<String, Scenario> scenarios() {
         Map<String, Scenario> all = new LinkedHashMap<>();
         for (Scenario s : List.of(new HandoverScenario(), new FailoverScenario(), new FirstElectionScenario(),
                 new RegistryScenario(), new NginxFailoverScenario(), new HttpStatusScenario(),
@@ -62,6 +65,13 @@ public final class BenchMain {
         List<String> rest = Arrays.asList(args).subList(1, args.length);
         if (command.equals("jmh")) {
             org.openjdk.jmh.Main.main(rest.isEmpty() ? QUICK_JMH : rest.toArray(String[]::new));
+            return;
+        }
+        if (command.equals("report")) {
+            int code = ReportCommand.main(rest, scenarios(), out);
+            if (code != 0) {
+                System.exit(code);
+            }
             return;
         }
         Map<String, Scenario> scenarios = scenarios();
@@ -97,6 +107,9 @@ public final class BenchMain {
     private static void usage(PrintStream out) {
         out.println("usage: java -jar baton-bench.jar <scenario> [--n N] [--warmup N] [--seed S] "
                 + "[--candidates a,b] [--backend redis|postgres|redis,postgres] [--processes N,M] [--duration 30m]");
+        out.println("       java -jar baton-bench.jar report [--quick] [--write DIR] [--only id,id]   (every comparison"
+                + " scenario; writes DIR/summary.md and DIR/charts/*.png, default DIR docs/benchmarks; about 20 min,"
+                + " 5-7 with --quick)");
         out.println("       java -jar baton-bench.jar jmh [JMH options]   (default: "
                 + String.join(" ", QUICK_JMH) + ")");
         out.println();

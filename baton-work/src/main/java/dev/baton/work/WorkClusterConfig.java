@@ -42,6 +42,9 @@ import java.util.Objects;
  *   <li>{@code resendAfter} (1 s): a routed result not acknowledged after this long is published again.</li>
  *   <li>{@code maxUnackedPerProcess} (10,000): unacknowledged results kept per process; the oldest beyond are
  *       dropped and counted.</li>
+ *   <li>{@code maxResultsPerMessage} (64): results for one process that the leader read in one burst are published
+ *       together, up to this many in one message; 1 publishes each result alone, in the seed's {@code detection}
+ *       form, which processes of versions before batches need.</li>
  *   <li>{@code maxQueuedMessages} (1,024): on the leader, worker messages read from all workers' sockets and not
  *       yet handled, plus results being published or handed to this process's listeners, at most; while the bound
  *       is reached no worker socket is read (each worker's own bound, and its message budget, are in
@@ -76,6 +79,7 @@ public final class WorkClusterConfig {
     private final Duration membershipRefreshInterval;
     private final Duration resendAfter;
     private final int maxUnackedPerProcess;
+    private final int maxResultsPerMessage;
     private final int maxQueuedMessages;
     private final Duration ackDelay;
     private final int ackEvery;
@@ -103,6 +107,7 @@ public final class WorkClusterConfig {
         this.membershipRefreshInterval = b.membershipRefreshInterval;
         this.resendAfter = b.resendAfter;
         this.maxUnackedPerProcess = b.maxUnackedPerProcess;
+        this.maxResultsPerMessage = b.maxResultsPerMessage;
         this.maxQueuedMessages = b.maxQueuedMessages;
         this.ackDelay = b.ackDelay;
         this.ackEvery = b.ackEvery;
@@ -147,6 +152,7 @@ public final class WorkClusterConfig {
                 .requestTimeout(requestTimeout).requestRetryInterval(requestRetryInterval)
                 .listenerRefreshInterval(listenerRefreshInterval).membershipRefreshInterval(membershipRefreshInterval)
                 .resendAfter(resendAfter).maxUnackedPerProcess(maxUnackedPerProcess)
+                .maxResultsPerMessage(maxResultsPerMessage)
                 .maxQueuedMessages(maxQueuedMessages).ackDelay(ackDelay)
                 .ackEvery(ackEvery).drainTimeout(drainTimeout).stopTimeout(stopTimeout)
                 .badMessageLogInterval(badMessageLogInterval).layout(layout);
@@ -225,6 +231,11 @@ public final class WorkClusterConfig {
         return maxUnackedPerProcess;
     }
 
+    /** Results for one process published in one message at most (1: each alone). */
+    public int maxResultsPerMessage() {
+        return maxResultsPerMessage;
+    }
+
     /** Worker messages and results in flight on the leader, in total, before it stops reading worker sockets. */
     public int maxQueuedMessages() {
         return maxQueuedMessages;
@@ -283,6 +294,7 @@ public final class WorkClusterConfig {
         private Duration membershipRefreshInterval = Duration.ofSeconds(5);
         private Duration resendAfter = Duration.ofSeconds(1);
         private int maxUnackedPerProcess = 10_000;
+        private int maxResultsPerMessage = 64;
         private int maxQueuedMessages = 1_024;
         private Duration ackDelay = Duration.ofMillis(20);
         private int ackEvery = 64;
@@ -390,6 +402,12 @@ public final class WorkClusterConfig {
             return this;
         }
 
+        /** Results for one process in one bus message at most; 1 sends each alone (for older processes). */
+        public Builder maxResultsPerMessage(int value) {
+            this.maxResultsPerMessage = value;
+            return this;
+        }
+
         public Builder ackDelay(Duration value) {
             this.ackDelay = value;
             return this;
@@ -453,6 +471,7 @@ public final class WorkClusterConfig {
             positive("membershipRefreshInterval", membershipRefreshInterval);
             positive("resendAfter", resendAfter);
             atLeast("maxUnackedPerProcess", maxUnackedPerProcess, 1);
+            atLeast("maxResultsPerMessage", maxResultsPerMessage, 1);
             atLeast("maxQueuedMessages", maxQueuedMessages, 1);
             positive("ackDelay", ackDelay);
             atLeast("ackEvery", ackEvery, 1);

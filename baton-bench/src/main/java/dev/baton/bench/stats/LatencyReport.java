@@ -28,8 +28,14 @@ public final class LatencyReport {
         return java.util.List.copyOf(rows.keySet());
     }
 
-    /** The latency table. */
+    /** The rows in the order they were added. */
+    Map<String, Summary> rowsInOrder() {
+        return java.util.Collections.unmodifiableMap(rows);
+    }
+
+    /** The latency table. Rendering it is showing it: while {@link Findings} are open its rows are recorded there. */
     public String table() {
+        Findings.rendered(this);
         MarkdownTable table = new MarkdownTable("candidate", "n", "p50 ms", "p90 ms", "p99 ms", "max ms", "mean ms",
                 "notes");
         rows.forEach((name, s) -> table.row(name, String.valueOf(s.count()), MarkdownTable.millis(s.p50()),

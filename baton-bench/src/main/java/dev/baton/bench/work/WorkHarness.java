@@ -87,11 +87,25 @@ final class WorkHarness implements AutoCloseable {
         closing.add(0, () -> scheduler.close(Duration.ofSeconds(1)));
         WorkCluster cluster = WorkCluster.builder(election, store)
                 .workers(workers.stream().map(w -> w.uri().toString()).toList())
-                .config(WorkClusterConfig.defaults()).scheduler(scheduler).listenerExecutor(listeners::execute)
+                .config(config()).scheduler(scheduler).listenerExecutor(listeners::execute)
                 .build();
         closing.add(0, cluster);
         elections.put(cluster, election);
         return cluster;
+    }
+
+    /**
+     * The defaults, but with a worker message budget above what a simulated worker sends at the highest step (50,000
+     * results/s over 8 workers is 6,250 messages/s each; the default budget, 1,000/s, is for workers that send a
+     * result per processed frame). {@code -Dbaton.bench.work.batch=N} sets {@code maxResultsPerMessage} (1: every
+     * result in a message of its own, as before batches).
+     */
+    static WorkClusterConfig config() {
+        WorkClusterConfig defaults = WorkClusterConfig.defaults();
+        return defaults.toBuilder()
+                .connection(defaults.connection().toBuilder().messagesPerSecond(20_000).messageBurst(20_000).build())
+                .maxResultsPerMessage(Integer.getInteger("baton.bench.work.batch", defaults.maxResultsPerMessage()))
+                .build();
     }
 
     /** Starts the cluster (after its listeners were added), then its election. */
@@ -125,6 +139,17 @@ final class WorkHarness implements AutoCloseable {
     /** Results the workers have sent so far. */
     long detectionsSent() {
         return workers.stream().mapToLong(SimulatedWorker::detectionsSent).sum();
+    }
+
+    /** Which worker (its index) runs each item now. */
+    Map<String, Integer> workerOfSubscription() {
+        Map<String, Integer> owners = new java.util.HashMap<>();
+        for (int i = 0; i < workers.size(); i++) {
+            for (String item : workers.get(i).subscriptions()) {
+                owners.put(item, i);
+            }
+        }
+        return owners;
     }
 
     /** Subscriptions the workers hold now. */

@@ -2,6 +2,7 @@ package dev.baton.bench.work;
 
 import dev.baton.bench.BenchOptions;
 import dev.baton.bench.Scenario;
+import dev.baton.bench.stats.Findings;
 import dev.baton.bench.stats.MarkdownTable;
 import dev.baton.bench.stats.Summary;
 import dev.baton.worker.sim.SimulatedWorker;
@@ -37,13 +38,28 @@ public final class WorkRoutingScenario implements Scenario {
     private static final int WORKERS = Integer.getInteger("baton.bench.work.workers", 8);
     private static final double PER_ITEM = 100;
     /** Offered results per second, one step each; {@code -Dbaton.bench.work.rates=10000,20000} to change. */
-    private static final int[] RATES = Arrays.stream(System.getProperty("baton.bench.work.rates",
-            "5000,10000,20000,30000").split(",")).mapToInt(r -> Integer.parseInt(r.strip())).toArray();
+    private static final String RATES = "baton.bench.work.rates";
+
+    private final int[] rates;
 
     private final AtomicReference<Recorder> recorder = new AtomicReference<>();
     /** Every tenth item also has a listener on the leader, which gets its results without the Redis hop. */
     private final AtomicReference<Recorder> atLeader = new AtomicReference<>();
     private ListenerRegistration listening;
+
+    /** The steps {@code -Dbaton.bench.work.rates} names, by default 5,000, 10,000, 20,000 and 30,000 results/s. */
+    public WorkRoutingScenario() {
+        this(Arrays.stream(System.getProperty(RATES, "5000,10000,20000,30000").split(","))
+                .mapToInt(r -> Integer.parseInt(r.strip())).toArray());
+    }
+
+    /** One step per rate (results/s offered), in the order given. */
+    public WorkRoutingScenario(int[] rates) {
+        if (rates.length == 0 || Arrays.stream(rates).anyMatch(r -> r < PER_ITEM)) {
+            throw new IllegalArgumentException("rates must be at least " + (int) PER_ITEM + " results/s each");
+        }
+        this.rates = rates.clone();
+    }
 
     @Override
     public String name() {
@@ -73,11 +89,11 @@ public final class WorkRoutingScenario implements Scenario {
             out.println();
             MarkdownTable table = new MarkdownTable("offered /s", "items", "received /s", "p50 ms", "p90 ms",
                     "p99 ms", "p99.9 ms", "max ms", "at leader p50 / p99 ms", "re-sent", "dropped",
-                    "JVM CPU (cores)");
+                    "checked / missing", "JVM CPU (cores)");
             CpuAccount cpu = new CpuAccount(h.redisPid());
             List<Step> steps = new ArrayList<>();
             int subscribed = 0;
-            for (int rate : RATES) {
+            for (int rate : rates) {
                 int items = (int) Math.round(rate / PER_ITEM);
                 List<CompletableFuture<Boolean>> pending = new ArrayList<>();
                 for (int i = subscribed; i < items; i++) {
@@ -99,6 +115,13 @@ public final class WorkRoutingScenario implements Scenario {
                 }
                 step.offered = rate;
                 steps.add(step);
+                String label = String.format(Locale.ROOT, "%,d results/s", rate);
+                Findings.record(label, step.latency);
+                Findings.record(label + ", at the leader (no Redis)", step.leaderLatency);
+                Findings.fact("receivedPerSecond@" + rate, step.receivedPerSecond);
+                Findings.fact("checked@" + rate, step.checked);
+                Findings.fact("missing@" + rate, step.missing);
+                Findings.fact("dropped@" + rate, step.dropped);
                 System.err.printf(Locale.ROOT, "work-routing: %d/s offered, %.0f/s received, p99 %.2f ms%n", rate,
                         step.receivedPerSecond, step.latency.p99() / 1e6);
                 table.row(String.format(Locale.ROOT, "%,d", rate), Integer.toString(items),
@@ -109,9 +132,14 @@ public final class WorkRoutingScenario implements Scenario {
                         MarkdownTable.millis(step.leaderLatency.p50()) + " / "
                                 + MarkdownTable.millis(step.leaderLatency.p99()),
                         Long.toString(step.resent), Long.toString(step.dropped),
+                        String.format(Locale.ROOT, "%,d / %d", step.checked, step.missing),
                         String.format(Locale.ROOT, "%.2f", step.cpuCores));
             }
             out.println(table.render());
+            out.println("\"Checked / missing\": each simulated worker numbers its results; the results of the measured"
+                    + " window, per worker, must be an unbroken run of numbers. Missing are the holes: results lost"
+                    + " on the way, or not re-sent before the window closed.");
+            out.println();
             out.println("CPU per result received, in microseconds, by part (thread CPU time of this JVM's threads by"
                     + " name; the JVM's own is its process CPU minus its threads'; redis-server's from /proc):");
             out.println();
@@ -177,6 +205,7 @@ public final class WorkRoutingScenario implements Scenario {
         long[] samples = r.samples();
         Map<String, Long> leaderAfter = h.leader().counters().join();
         Step step = new Step();
+        r.holes(h.workerOfSubscription(), step);
         step.latency = Summary.of(samples);
         step.leaderLatency = Summary.of(local.samples());
         long[] sorted = samples.clone();
@@ -208,7 +237,21 @@ public final class WorkRoutingScenario implements Scenario {
         Instant now = Instant.now();
         Recorder r = into.get();
         if (r != null) {
-            r.add(Duration.between(Instant.parse(detection.timestamp()), now).toNanos());
+            r.add(Duration.between(Instant.parse(detection.timestamp()), now).toNanos(),
+                    detection.subscriptionIdentifier(), number(detection));
+        }
+    }
+
+    /** The number a simulated worker gave the result ({@code SIM-<n>}), or -1. */
+    private static long number(WorkerMessage.ImageDetection detection) {
+        String plate = detection.detection().licensePlateText();
+        if (plate == null || !plate.startsWith("SIM-")) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(plate, 4, plate.length(), 10);
+        } catch (NumberFormatException e) {
+            return -1;
         }
     }
 
@@ -223,26 +266,72 @@ public final class WorkRoutingScenario implements Scenario {
         long resent;
         long dropped;
         double cpuCores;
+        long checked;
+        long missing;
     }
 
-    /** Latency samples of one window, written by the listener thread, read once the window closed. */
+    /**
+     * Latency samples of one window, written by the listener thread, read once the window closed; with each, the
+     * result's item and the number its worker gave it ({@code SIM-<n>}), to find results that never arrived.
+     */
     private static final class Recorder {
         private long[] values;
+        private long[] numbers;
+        private String[] items;
         private int size;
 
         Recorder(int expected) {
             values = new long[expected];
+            numbers = new long[expected];
+            items = new String[expected];
         }
 
-        synchronized void add(long nanos) {
+        synchronized void add(long nanos, String item, long number) {
             if (size == values.length) {
                 values = Arrays.copyOf(values, size * 2);
+                numbers = Arrays.copyOf(numbers, size * 2);
+                items = Arrays.copyOf(items, size * 2);
             }
-            values[size++] = nanos;
+            values[size] = nanos;
+            numbers[size] = number;
+            items[size] = item;
+            size++;
         }
 
         synchronized long[] samples() {
             return Arrays.copyOf(values, size);
+        }
+
+        /**
+         * Per worker, the numbers received should be an unbroken run (each worker numbers its results in the order
+         * it sends them, and the leader routes them in that order); the holes are what is missing.
+         */
+        synchronized void holes(Map<String, Integer> workerOf, Step step) {
+            Map<Integer, java.util.BitSet> seen = new java.util.HashMap<>();
+            Map<Integer, long[]> range = new java.util.HashMap<>();
+            for (int i = 0; i < size; i++) {
+                Integer worker = workerOf.get(items[i]);
+                if (worker == null || numbers[i] < 0) {
+                    continue;
+                }
+                long[] minMax = range.computeIfAbsent(worker, w -> new long[] {Long.MAX_VALUE, Long.MIN_VALUE});
+                minMax[0] = Math.min(minMax[0], numbers[i]);
+                minMax[1] = Math.max(minMax[1], numbers[i]);
+            }
+            for (int i = 0; i < size; i++) {
+                Integer worker = workerOf.get(items[i]);
+                if (worker == null || numbers[i] < 0) {
+                    continue;
+                }
+                seen.computeIfAbsent(worker, w -> new java.util.BitSet())
+                        .set((int) (numbers[i] - range.get(worker)[0]));
+            }
+            for (Map.Entry<Integer, long[]> e : range.entrySet()) {
+                long span = e.getValue()[1] - e.getValue()[0] + 1;
+                int distinct = seen.get(e.getKey()).cardinality();
+                step.checked += span;
+                step.missing += span - distinct;
+            }
         }
     }
 }

@@ -72,23 +72,29 @@ final class ResultInbox {
             return;
         }
         if (message instanceof BusMessage.Detection d) {
-            senders.putIfAbsent(d.stream(), d.sender());
-            if (streams.accept(d.stream(), d.seq(), d.floor())) {
-                results++;
-                sink.result(d.workerUrl(), d.data(), d.global());
-            }
-            if (streams.unacked(d.stream()) >= config.ackEvery()) {
-                sendAck(d.stream());
-            } else if (!flushScheduled) {
-                flushScheduled = true;
-                scheduler.schedule(config.ackDelay(), this::flush);
-            }
+            detection(d);
+        } else if (message instanceof BusMessage.Detections batch) {
+            batch.results().forEach(this::detection); // the codec refused a batch holding another group's results
         } else if (message instanceof BusMessage.Ack a) {
             sink.ack(a);
         } else if (message instanceof BusMessage.Response r) {
             sink.answer(r);
         } else {
             bad.dropped("a " + message.type() + " message does not belong on a process channel");
+        }
+    }
+
+    private void detection(BusMessage.Detection d) {
+        senders.putIfAbsent(d.stream(), d.sender());
+        if (streams.accept(d.stream(), d.seq(), d.floor())) {
+            results++;
+            sink.result(d.workerUrl(), d.data(), d.global());
+        }
+        if (streams.unacked(d.stream()) >= config.ackEvery()) {
+            sendAck(d.stream());
+        } else if (!flushScheduled) {
+            flushScheduled = true;
+            scheduler.schedule(config.ackDelay(), this::flush);
         }
     }
 

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * gain or lose global listeners; a process whose registry capabilities say {@code canProcessDetections: false} owns
  * no worker), and at-least-once streams to each process. Runs on the leader's scheduler.
  *
- * <p>Each publish under way and each result waiting for this process's listeners holds a unit of the workers'
+ * <p>Results for one process read in one burst are published together ({@code maxResultsPerMessage}). Each result
+ * being published and each result waiting for this process's listeners holds a unit of the workers'
  * {@link InboundLimit}, so a slow store or slow listeners stop the leader reading worker sockets instead of piling
  * results up.
  */
@@ -62,6 +63,7 @@ final class ResultRouter {
     private Scheduler.Cancellable resendTimer = Scheduler.Cancellable.NONE;
     private Scheduler.Cancellable membersTimer = Scheduler.Cancellable.NONE;
     private boolean stopped;
+    private boolean flushQueued;
     private long stoppedAt;
 
     ResultRouter(ClusterStore shared, WorkClusterConfig config, LeaderThreads threads, Membership membership,
@@ -75,12 +77,22 @@ final class ResultRouter {
         this.writer = writer;
         this.inbound = inbound;
         this.outbound = new OutboundStreams(shared.group(), shared.processId(), "term-" + writer.term(), shared.codec(),
-                (process, bytes) -> publish(process, bytes),
-                threads.clock(), config.resendAfter(), config.maxUnackedPerProcess());
+                new OutboundStreams.Publisher() {
+                    @Override
+                    public void publish(String processId, byte[] message) {
+                        ResultRouter.this.publish(processId, message, 1);
+                    }
+
+                    @Override
+                    public void publish(String processId, byte[] message, int results) {
+                        ResultRouter.this.publish(processId, message, results);
+                    }
+                },
+                threads.clock(), config.resendAfter(), config.maxUnackedPerProcess(), config.maxResultsPerMessage());
     }
 
-    private CompletableFuture<Long> publish(String process, byte[] bytes) {
-        inbound.hold();
+    private CompletableFuture<Long> publish(String process, byte[] bytes, int results) {
+        inbound.hold(results);
         CompletableFuture<Long> sent;
         try {
             sent = shared.store().bus().publish(config.layout().processChannel(process), bytes);
@@ -88,7 +100,7 @@ final class ResultRouter {
             sent = CompletableFuture.failedFuture(e);
         }
         return sent.handle((n, e) -> {
-            inbound.release(1);
+            inbound.release(results);
             if (e != null) {
                 log.debug("could not publish a result to {}: {}", process, e.toString());
                 return -1L;
@@ -185,6 +197,21 @@ final class ResultRouter {
                 }
                 outbound.send(target.processId(), target.global(), workerUrl, timestamp, detection);
             }
+        }
+        flushLater();
+    }
+
+    /**
+     * Publishes the results waiting in the outboxes once the scheduler has run what is queued now: the results of
+     * worker messages read in one burst go out together, and a lone result goes out at once.
+     */
+    private void flushLater() {
+        if (!flushQueued && outbound.hasUnflushed()) {
+            flushQueued = true;
+            threads.scheduler().execute(() -> {
+                flushQueued = false;
+                outbound.flush();
+            });
         }
     }
 
@@ -284,6 +311,7 @@ final class ResultRouter {
                 outbound.send(owner, true, p.workerUrl(), p.timestamp(), p.data());
             }
         }
+        flushLater();
     }
 
     /** Recomputes {@code worker:assignments} over the live processes and records what the store lacks. */

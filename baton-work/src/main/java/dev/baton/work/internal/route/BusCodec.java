@@ -6,8 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -32,6 +35,9 @@ public final class BusCodec {
     private static final Set<String> REQUEST_TYPES = TYPES.entrySet().stream()
             .filter(e -> BusMessage.Request.class.isAssignableFrom(e.getKey())).map(Map.Entry::getValue)
             .collect(Collectors.toUnmodifiableSet());
+
+    private static final byte[] BATCH_HEAD = "{\"type\":\"detections\",\"group\":".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] BATCH_RESULTS = ",\"results\":[".getBytes(StandardCharsets.UTF_8);
 
     private final int maxMessageBytes;
 
@@ -66,6 +72,42 @@ public final class BusCodec {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("cannot write a " + message.type() + " message", e);
         }
+    }
+
+    /**
+     * A {@link BusMessage.Detections} of {@code group} from results already encoded with {@link #encode}, in order:
+     * the batch is written around their bytes, so no result is encoded twice. One result is written as it is.
+     */
+    public byte[] encodeDetections(String group, List<byte[]> detections) {
+        if (detections.isEmpty()) {
+            throw new IllegalArgumentException("a batch of no results");
+        }
+        if (detections.size() == 1) {
+            return detections.get(0);
+        }
+        byte[] groupJson;
+        try {
+            groupJson = BusJson.MAPPER.writeValueAsBytes(group);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write a group name", e);
+        }
+        int size = BATCH_HEAD.length + groupJson.length + BATCH_RESULTS.length + 2;
+        for (byte[] d : detections) {
+            size += d.length + 1;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream(size);
+        out.writeBytes(BATCH_HEAD);
+        out.writeBytes(groupJson);
+        out.writeBytes(BATCH_RESULTS);
+        for (int i = 0; i < detections.size(); i++) {
+            if (i > 0) {
+                out.write(',');
+            }
+            out.writeBytes(detections.get(i));
+        }
+        out.write(']');
+        out.write('}');
+        return out.toByteArray();
     }
 
     /** A listener card as JSON (also how the leader stores it). */
@@ -122,6 +164,10 @@ public final class BusCodec {
      * for binding to refuse.
      */
     private static void checkRanges(String type, ObjectNode root) throws BusProtocolException {
+        if (type.equals("detections")) {
+            checkBatch(root);
+            return;
+        }
         Long term = wholeNumber(root.get("term"));
         if (term != null && term < 1 && REQUEST_TYPES.contains(type)) {
             throw new BusProtocolException(type + ": field term must be at least 1, was " + term);
@@ -130,6 +176,41 @@ public final class BusCodec {
         Long seq = wholeNumber(root.get("seq"));
         if (type.equals("detection") && floor != null && seq != null && (floor < 1 || floor > seq)) {
             throw new BusProtocolException("detection: field floor must be between 1 and seq, was " + floor);
+        }
+    }
+
+    /**
+     * A batch holds at least one result, each a {@code detection} of the batch's own group whose floor is in range:
+     * an element that could not have come alone does not come in a batch either.
+     */
+    private static void checkBatch(ObjectNode root) throws BusProtocolException {
+        JsonNode results = root.get("results");
+        if (results == null || !results.isArray()) {
+            return; // binding names it: missing, or not an array
+        }
+        if (results.isEmpty()) {
+            throw new BusProtocolException("detections: field results must not be empty");
+        }
+        String group = root.get("group").textValue();
+        for (int i = 0; i < results.size(); i++) {
+            JsonNode element = results.get(i);
+            if (!(element instanceof ObjectNode object)) {
+                throw new BusProtocolException("detections: results[" + i + "] must be an object");
+            }
+            JsonNode type = object.get("type");
+            if (type == null || !"detection".equals(type.textValue())) {
+                throw new BusProtocolException("detections: results[" + i + "] must be a detection");
+            }
+            JsonNode elementGroup = object.get("group");
+            if (elementGroup != null && elementGroup.isTextual() && !group.equals(elementGroup.textValue())) {
+                throw new BusProtocolException("detections: results[" + i + "] is of group \""
+                        + elementGroup.textValue() + "\", not the batch's");
+            }
+            try {
+                checkRanges("detection", object);
+            } catch (BusProtocolException e) {
+                throw new BusProtocolException("detections: results[" + i + "]: " + e.getMessage());
+            }
         }
     }
 

@@ -138,7 +138,7 @@ final class BusJson {
         @Override
         public void serialize(WorkerMessage.ImageDetection value, JsonGenerator gen, SerializerProvider provider)
                 throws IOException {
-            gen.writeTree(WORKER_CODEC.tree(value));
+            WORKER_CODEC.write(value, gen);
         }
     }
 

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.baton.work.WorkItem;
 import dev.baton.work.worker.WorkerMessage;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -20,12 +21,13 @@ import java.util.Objects;
  * unset.
  *
  * <p>To a process, on {@code worker:slave:{processId}}: {@link Detection} (the seed's {@code detection}),
- * {@link Ack} and {@link Response}. To the leader, on {@code worker:master:commands}: {@link Regenerate} (the seed's
+ * {@link Detections} (several of them in one message), {@link Ack} and {@link Response}. To the leader, on {@code worker:master:commands}: {@link Regenerate} (the seed's
  * {@code regenerate_subscriptions}) and the {@link Request}s a process sends on behalf of the facade.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, include = JsonTypeInfo.As.PROPERTY, property = "type")
 @JsonSubTypes({
     @JsonSubTypes.Type(value = BusMessage.Detection.class, name = "detection"),
+    @JsonSubTypes.Type(value = BusMessage.Detections.class, name = "detections"),
     @JsonSubTypes.Type(value = BusMessage.Ack.class, name = "ack"),
     @JsonSubTypes.Type(value = BusMessage.Response.class, name = "command_response"),
     @JsonSubTypes.Type(value = BusMessage.Regenerate.class, name = "regenerate_subscriptions"),
@@ -79,6 +81,25 @@ public sealed interface BusMessage {
         @Override
         public String type() {
             return "detection";
+        }
+    }
+
+    /**
+     * Several results for one process in one message, in the order the leader routed them: one publish, one read and
+     * one decode instead of one per result. Each element is a complete {@link Detection} of this message's
+     * {@code group} (with its own {@code type}), handled exactly as if it had come alone, so a batch changes neither
+     * the numbering nor the acknowledgements. Not in the seed; a leader sends batches only when configured to
+     * ({@code WorkClusterConfig.maxResultsPerMessage} above 1).
+     */
+    @JsonPropertyOrder({"group", "results"})
+    record Detections(@Required String group, @Required List<Detection> results) implements BusMessage {
+        public Detections {
+            results = List.copyOf(results);
+        }
+
+        @Override
+        public String type() {
+            return "detections";
         }
     }
 

@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,6 +29,13 @@ import org.slf4j.LoggerFactory;
  * what lies below, so results given up (dropped over the bound, handed to another process, or sent to an earlier
  * incarnation of a restarted receiver) never hold its acknowledgements back.
  *
+ * <p>Batches: with {@code maxPerMessage} above 1, results for a process are not published as they are sent but kept
+ * in an outbox, in order, and published together as one {@link BusMessage.Detections} when the driver calls
+ * {@link #flush()} (the leader does after the results read in one burst, so a quiet stream waits for nobody), or as
+ * soon as a process's outbox holds {@code maxPerMessage} results or {@value #MAX_BATCH_BYTES} bytes. A result is kept
+ * for re-sending from the moment it is sent, before it is published: a batch that is lost, or whose publish fails, is
+ * re-sent like a lost single result, and a stream's results go out in the order they were numbered.
+ *
  * <p>Not thread-safe: the leader's scheduler drives it.
  */
 public final class OutboundStreams {
@@ -36,7 +44,15 @@ public final class OutboundStreams {
     @FunctionalInterface
     public interface Publisher {
         void publish(String processId, byte[] message);
+
+        /** Publishes a message that carries {@code results} results (a batch); by default as any other. */
+        default void publish(String processId, byte[] message, int results) {
+            publish(processId, message);
+        }
     }
+
+    /** A batch is published once its results add up to this many bytes, whatever {@code maxPerMessage} allows. */
+    public static final int MAX_BATCH_BYTES = 256 * 1024;
 
     /** A result not yet acknowledged. */
     public record Pending(long seq, boolean global, String workerUrl, String timestamp,
@@ -53,18 +69,38 @@ public final class OutboundStreams {
     private final Clock clock;
     private final long resendAfterNanos;
     private final int maxUnacked;
+    private final int maxPerMessage;
     private final BadMessageLog overflowLog;
     private final Map<String, Stream> streams = new HashMap<>();
+    // Processes whose outbox holds results, in the order their first result was sent.
+    private final Map<String, Outbox> outboxes = new LinkedHashMap<>();
     private long sent;
     private long resent;
     private long dropped;
 
     /**
+     * Streams that publish every result in a message of its own, as it is sent.
+     *
      * @param sender   this (the leader's) process id, which receivers acknowledge to
      * @param streamId unique per leadership, e.g. {@code term-17}
      */
     public OutboundStreams(String group, String sender, String streamId, BusCodec codec, Publisher publisher,
             Clock clock, Duration resendAfter, int maxUnacked) {
+        this(group, sender, streamId, codec, publisher, clock, resendAfter, maxUnacked, 1);
+    }
+
+    /**
+     * Streams that publish up to {@code maxPerMessage} results of a process in one message (1: each alone, at once).
+     *
+     * @param sender   this (the leader's) process id, which receivers acknowledge to
+     * @param streamId unique per leadership, e.g. {@code term-17}
+     */
+    public OutboundStreams(String group, String sender, String streamId, BusCodec codec, Publisher publisher,
+            Clock clock, Duration resendAfter, int maxUnacked, int maxPerMessage) {
+        if (maxPerMessage < 1) {
+            throw new IllegalArgumentException("maxPerMessage must be at least 1, was " + maxPerMessage);
+        }
+        this.maxPerMessage = maxPerMessage;
         this.group = Objects.requireNonNull(group, "group");
         this.sender = Objects.requireNonNull(sender, "sender");
         this.streamId = Objects.requireNonNull(streamId, "streamId");
@@ -96,7 +132,49 @@ public final class OutboundStreams {
         byte[] bytes = encode(seq, floor, global, workerUrl, timestamp, data);
         stream.unacked.addLast(new Pending(seq, global, workerUrl, timestamp, data, bytes, clock.nanoTime()));
         sent++;
-        publisher.publish(processId, bytes);
+        emit(processId, bytes);
+    }
+
+    /** Publishes {@code bytes} now, or adds them to the process's outbox (published when full or flushed). */
+    private void emit(String processId, byte[] bytes) {
+        if (maxPerMessage == 1) {
+            publisher.publish(processId, bytes);
+            return;
+        }
+        Outbox outbox = outboxes.computeIfAbsent(processId, p -> new Outbox());
+        outbox.results.add(bytes);
+        outbox.bytes += bytes.length;
+        if (outbox.results.size() >= maxPerMessage || outbox.bytes >= MAX_BATCH_BYTES) {
+            outboxes.remove(processId);
+            publishBatch(processId, outbox);
+        }
+    }
+
+    /** Whether results wait in an outbox for {@link #flush()}. */
+    public boolean hasUnflushed() {
+        return !outboxes.isEmpty();
+    }
+
+    /**
+     * Publishes every outbox as one message per process. A publish that throws is logged and the other processes'
+     * batches still go out: the results stay kept, and are re-sent.
+     */
+    public void flush() {
+        while (!outboxes.isEmpty()) {
+            Map.Entry<String, Outbox> first = outboxes.entrySet().iterator().next();
+            outboxes.remove(first.getKey());
+            publishBatch(first.getKey(), first.getValue());
+        }
+    }
+
+    private void publishBatch(String processId, Outbox outbox) {
+        byte[] message = codec.encodeDetections(group, outbox.results);
+        try {
+            publisher.publish(processId, message, outbox.results.size());
+        } catch (RuntimeException e) {
+            log.debug("could not publish {} results to {}; they are re-sent: {}", outbox.results.size(), processId,
+                    e.toString());
+        }
     }
 
     private byte[] encode(long seq, long floor, boolean global, String workerUrl, String timestamp,
@@ -118,6 +196,7 @@ public final class OutboundStreams {
 
     /** Publishes again every result sent at least {@code resendAfter} ago and not yet acknowledged. */
     public void resendDue() {
+        flush(); // first what was sent before: a stream's results go out in the order they were numbered
         long now = clock.nanoTime();
         for (Map.Entry<String, Stream> entry : streams.entrySet()) {
             ArrayDeque<Pending> unacked = entry.getValue().unacked;
@@ -131,13 +210,14 @@ public final class OutboundStreams {
                 if (now - p.sentAtNanos() >= resendAfterNanos) {
                     // With the floor of now: a receiver that restarted since must not wait for what was settled.
                     byte[] bytes = encode(p.seq(), floor, p.global(), p.workerUrl(), p.timestamp(), p.data());
-                    publisher.publish(entry.getKey(), bytes);
+                    emit(entry.getKey(), bytes);
                     resent++;
                     p = new Pending(p.seq(), p.global(), p.workerUrl(), p.timestamp(), p.data(), bytes, now);
                 }
                 unacked.addLast(p);
             }
         }
+        flush();
     }
 
     /**
@@ -147,6 +227,7 @@ public final class OutboundStreams {
      */
     public List<Pending> dropProcess(String processId) {
         Stream s = streams.get(processId);
+        outboxes.remove(processId);
         List<Pending> global = new ArrayList<>();
         if (s != null) {
             for (Iterator<Pending> it = s.unacked.iterator(); it.hasNext(); ) {
@@ -188,6 +269,12 @@ public final class OutboundStreams {
     /** Results dropped unacknowledged because a process held {@code maxUnacked}. */
     public long dropped() {
         return dropped;
+    }
+
+    /** Encoded results for one process waiting to go out together. */
+    private static final class Outbox {
+        final List<byte[]> results = new ArrayList<>();
+        int bytes;
     }
 
     private static final class Stream {

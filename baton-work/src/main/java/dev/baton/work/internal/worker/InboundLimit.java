@@ -71,7 +71,12 @@ public final class InboundLimit {
      * bound is reached no connection reads more.
      */
     public synchronized void hold() {
-        used++;
+        hold(1);
+    }
+
+    /** Takes {@code n} units whatever the bound, as {@link #hold()} does one (a batch of results being published). */
+    public synchronized void hold(int n) {
+        used += n;
         peak = Math.max(peak, used);
     }
 

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -378,12 +379,13 @@ public final class WorkerConnection implements AutoCloseable {
     }
 
     /** Takes one unit of the worker's message budget; a worker over it is disconnected as flooding. */
-    private boolean withinBudget(long gen, TokenBucket budget, String what) {
+    private boolean withinBudget(long gen, TokenBucket budget, Supplier<String> what) {
         if (budget == null || budget.take(clock.nanoTime())) { // null: no socket was opened on this scheduler yet
             return true;
         }
         floodDisconnects.incrementAndGet();
-        String reason = "flooding: more than " + what + "; disconnected";
+        // The budget's wording only now: building it for every message would cost more than the check.
+        String reason = "flooding: more than " + what.get() + "; disconnected";
         log.warn("worker {}: {}, reconnecting after {} ms", url, reason, config.reconnectDelay().toMillis());
         emit(new WorkerEvent.WebSocketError(url, reason));
         lost(gen, reason, null);
@@ -474,7 +476,7 @@ public final class WorkerConnection implements AutoCloseable {
             return;
         }
         try {
-            if (withinBudget(gen, messageBudget, messageRate())) {
+            if (withinBudget(gen, messageBudget, this::messageRate)) {
                 dropped(gen, codec.oversized(chars));
             }
         } finally {
@@ -487,7 +489,7 @@ public final class WorkerConnection implements AutoCloseable {
     }
 
     private void handle(long gen, String text) {
-        if (!withinBudget(gen, messageBudget, messageRate())) {
+        if (!withinBudget(gen, messageBudget, this::messageRate)) {
             return;
         }
         WorkerMessage message;
@@ -521,7 +523,7 @@ public final class WorkerConnection implements AutoCloseable {
             badByProblem.merge(e.problem(), 1L, Long::sum);
         }
         if (!withinBudget(gen, badBudget,
-                rate(config.badMessagesPerSecond(), config.badMessageBurst(), "bad messages"))) {
+                () -> rate(config.badMessagesPerSecond(), config.badMessageBurst(), "bad messages"))) {
             return;
         }
         badSinceLog++;

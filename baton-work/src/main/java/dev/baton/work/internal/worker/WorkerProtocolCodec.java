@@ -2,6 +2,7 @@ package dev.baton.work.internal.worker;
 
 import dev.baton.work.worker.WorkerConnectionConfig;
 import dev.baton.work.worker.WorkerMessage;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.work.internal.worker.WorkerProtocolException.Problem;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -339,6 +341,39 @@ public final class WorkerProtocolCodec {
             case NULL -> "null";
             default -> node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
         };
+    }
+
+    /**
+     * Writes {@code d} to {@code gen} exactly as {@link #tree} would give it, without building the tree: the leader
+     * writes one into every result it routes.
+     */
+    public void write(WorkerMessage.ImageDetection d, JsonGenerator gen) throws IOException {
+        gen.writeStartObject();
+        gen.writeStringField("type", d.type());
+        gen.writeStringField("subscriptionIdentifier", d.subscriptionIdentifier());
+        gen.writeStringField("timestamp", d.timestamp());
+        gen.writeObjectFieldStart("data");
+        gen.writeObjectFieldStart("detection");
+        WorkerMessage.Detection x = d.detection();
+        writeIfSet(gen, "carModel", x.carModel());
+        writeIfSet(gen, "carBrand", x.carBrand());
+        if (x.carYear() != null) {
+            gen.writeNumberField("carYear", x.carYear());
+        }
+        writeIfSet(gen, "bodyType", x.bodyType());
+        writeIfSet(gen, "licensePlateText", x.licensePlateText());
+        writeIfSet(gen, "licensePlateType", x.licensePlateType());
+        gen.writeEndObject();
+        gen.writeNumberField("modelId", d.modelId());
+        gen.writeStringField("modelName", d.modelName());
+        gen.writeEndObject();
+        gen.writeEndObject();
+    }
+
+    private static void writeIfSet(JsonGenerator gen, String field, String value) throws IOException {
+        if (value != null) {
+            gen.writeStringField(field, value);
+        }
     }
 
     private static void putIfSet(ObjectNode node, String field, String value) {
