@@ -15,6 +15,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("baton")
 public class BatonProperties {
 
+    /** Whether Baton is configured at all; false leaves the application without an election. */
+    private boolean enabled = true;
+
     /**
      * Where the leader is elected: memory (this process only), redis://HOST:PORT[/DB], rediss://...,
      * redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, postgresql://USER[:PASSWORD]@HOST[:PORT][,...]/DB
@@ -74,6 +77,14 @@ public class BatonProperties {
     private final Quorum quorum = new Quorum();
     private final Bully bully = new Bully();
     private final Fencing fencing = new Fencing();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
 
     public String getBackend() {
         return backend;

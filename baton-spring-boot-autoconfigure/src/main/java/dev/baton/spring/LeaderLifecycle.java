@@ -90,7 +90,10 @@ public class LeaderLifecycle implements SmartLifecycle {
         }
     }
 
-    /** Starts before the election (whose phase is lower) and stops after it has released. */
+    /**
+     * The default phase: above the election's, so this adapter starts after the election (and starts the components
+     * at once if it already leads) and, on shutdown, stops the components before the election releases its lease.
+     */
     @Override
     public int getPhase() {
         return DEFAULT_PHASE;

@@ -7,6 +7,7 @@ import org.springframework.boot.actuate.autoconfigure.endpoint.condition.Conditi
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -16,6 +17,7 @@ import org.springframework.context.annotation.Bean;
  * With Spring Boot Actuator: the {@code baton} health contributor ({@code management.health.baton.enabled}) and the
  * {@code baton} endpoint (expose it with {@code management.endpoints.web.exposure.include=health,baton}).
  */
+@ConditionalOnBooleanProperty(name = "baton.enabled", matchIfMissing = true)
 @AutoConfiguration(after = BatonAutoConfiguration.class)
 @ConditionalOnClass({HealthIndicator.class, ConditionalOnAvailableEndpoint.class})
 @ConditionalOnBean(Election.class)

@@ -10,6 +10,7 @@ import dev.baton.spring.BatonProperties;
 import dev.baton.spring.LeaderOnlyPostProcessor;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
@@ -31,6 +32,7 @@ import org.springframework.core.env.Environment;
  * election that depends on it.
  */
 @AutoConfiguration
+@ConditionalOnBooleanProperty(name = "baton.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(BatonProperties.class)
 @Import({BatonAutoConfiguration.StoreBackendConfiguration.class, PeerBackendConfiguration.class})
 public class BatonAutoConfiguration {

@@ -9,6 +9,7 @@ import dev.baton.spring.BatonProperties;
 import dev.baton.spring.fencing.JdbcFence;
 import javax.sql.DataSource;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -28,6 +29,7 @@ import org.springframework.core.env.Environment;
  *       transaction with a check against the lease itself (the tables in the same database).</li>
  * </ul>
  */
+@ConditionalOnBooleanProperty(name = "baton.enabled", matchIfMissing = true)
 @AutoConfiguration(after = BatonAutoConfiguration.class,
         afterName = "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration")
 public class BatonFencingAutoConfiguration {

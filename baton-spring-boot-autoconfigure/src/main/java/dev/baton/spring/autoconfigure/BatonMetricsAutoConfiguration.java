@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Tags;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -21,6 +22,7 @@ import org.springframework.core.env.Environment;
  * application's {@link MeterRegistry}, tagged with the group. Needs {@code baton-micrometer} and a registry (Spring
  * Boot Actuator provides one). An auto-configured store election also reports its store calls and renewal margins.
  */
+@ConditionalOnBooleanProperty(name = "baton.enabled", matchIfMissing = true)
 @AutoConfiguration(after = BatonAutoConfiguration.class, afterName = {
     "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
     "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"})

@@ -9,8 +9,9 @@ import org.springframework.context.SmartLifecycle;
  * its work, then the lease is released so another copy takes over at once. The store is closed later, when the
  * context destroys its beans.
  *
- * <p>Phase {@link #PHASE}: it starts after the components of the default phase would be started by
- * a {@code LeaderLifecycle}'s listener, and stops before the web server's graceful shutdown.
+ * <p>Phase {@link #PHASE}: below the default phase, so components of the default phase (among them
+ * {@code LeaderLifecycle} adapters) stop before the release; above the web server's graceful shutdown, so the
+ * leadership moves on while the server still drains its requests.
  */
 final class ElectionLifecycle implements SmartLifecycle {
 

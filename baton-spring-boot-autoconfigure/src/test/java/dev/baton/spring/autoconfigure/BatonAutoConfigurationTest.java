@@ -95,6 +95,16 @@ class BatonAutoConfigurationTest {
     }
 
     @Test
+    void disabledThereIsNoElectionAndNothingToConfigure() {
+        runner.withPropertyValues("baton.enabled=false")
+                .withBean(javax.sql.DataSource.class, () -> new org.springframework.jdbc.datasource
+                        .SimpleDriverDataSource())
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(Election.class)
+                        .doesNotHaveBean(CoordinationStore.class)
+                        .doesNotHaveBean(dev.baton.spring.fencing.JdbcFence.class));
+    }
+
+    @Test
     void aMissingBackendIsOneLineNamingTheProperty() {
         runner.withPropertyValues("baton.group=g").run(context -> {
             assertThat(context).hasFailed();
