@@ -77,6 +77,7 @@ public class BatonProperties {
     private final Quorum quorum = new Quorum();
     private final Bully bully = new Bully();
     private final Fencing fencing = new Fencing();
+    private final Http http = new Http();
 
     public boolean isEnabled() {
         return enabled;
@@ -216,6 +217,10 @@ public class BatonProperties {
 
     public Fencing getFencing() {
         return fencing;
+    }
+
+    public Http getHttp() {
+        return http;
     }
 
     /** How this node shows in the group's registry. */
@@ -379,6 +384,38 @@ public class BatonProperties {
 
         public void setJdbcTable(String jdbcTable) {
             this.jdbcTable = jdbcTable;
+        }
+    }
+
+    /** Leader-only HTTP writes (needs baton-http and a servlet web application). */
+    public static class Http {
+
+        /**
+         * URL patterns (servlet form, e.g. /orders/*) whose writes (POST, PUT, PATCH, DELETE) only the leader serves;
+         * on a follower they are answered as baton.http.mode says. Empty: no filter.
+         */
+        private List<String> leaderOnlyPaths = new ArrayList<>();
+
+        /**
+         * What a follower answers to such a write: "failover" (503 with X-Leader-Id and X-Leader-Url, for a proxy
+         * that retries on the next server) or "redirect" (307 to the leader, which needs baton.node.api-address).
+         */
+        private String mode = "failover";
+
+        public List<String> getLeaderOnlyPaths() {
+            return leaderOnlyPaths;
+        }
+
+        public void setLeaderOnlyPaths(List<String> leaderOnlyPaths) {
+            this.leaderOnlyPaths = leaderOnlyPaths;
+        }
+
+        public String getMode() {
+            return mode;
+        }
+
+        public void setMode(String mode) {
+            this.mode = mode;
         }
     }
 }

@@ -3,10 +3,15 @@ package dev.baton.spring.autoconfigure;
 import java.util.Locale;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
-/** Which kind of backend {@code baton.backend} names: a store, the quorum protocol or the bully election. */
+/**
+ * Which kind of backend {@code baton.backend} names (a store, the quorum protocol or the bully election), and whether
+ * leader-only HTTP paths are named.
+ */
 final class BackendConditions {
 
     private BackendConditions() {
@@ -51,6 +56,18 @@ final class BackendConditions {
             return backend.startsWith("postgresql://") || backend.startsWith("postgres://")
                     ? ConditionOutcome.match("baton.backend is PostgreSQL")
                     : ConditionOutcome.noMatch("baton.backend is not PostgreSQL");
+        }
+    }
+
+    /** {@code baton.http.leader-only-paths} names at least one path (as a list or a comma-separated value). */
+    static final class OnLeaderOnlyPaths extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            boolean named = Binder.get(context.getEnvironment())
+                    .bind("baton.http.leader-only-paths", Bindable.listOf(String.class))
+                    .map(paths -> !paths.isEmpty()).orElse(false);
+            return named ? ConditionOutcome.match("baton.http.leader-only-paths is set")
+                    : ConditionOutcome.noMatch("baton.http.leader-only-paths is empty");
         }
     }
 }
