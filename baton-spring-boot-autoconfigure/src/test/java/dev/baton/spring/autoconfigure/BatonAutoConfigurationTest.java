@@ -163,6 +163,22 @@ class BatonAutoConfigurationTest {
                 });
     }
 
+    @Test
+    void aOneNodeQuorumClusterLeadsItsGroupUnderItsPeerAddress() throws IOException {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        runner.withPropertyValues("baton.backend=quorum", "baton.group=g", "baton.peer.listen=127.0.0.1:" + port,
+                "baton.quorum.seeds=127.0.0.1:" + port, "baton.quorum.cluster-size=1", "baton.profile=fast")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(CoordinationStore.class);
+                    Election election = context.getBean(Election.class);
+                    assertThat(election.nodeId()).isEqualTo("127.0.0.1:" + port);
+                    await().atMost(Duration.ofSeconds(20)).until(election::isLeader);
+                });
+    }
+
     private static FailureAnalysis analysis(Throwable failure) {
         Throwable cause = failure;
         while (cause != null && !(cause instanceof BatonConfigurationException)) {
