@@ -1,12 +1,15 @@
 package dev.baton.core;
 
 import dev.baton.core.eventlog.ClusterEventRecorder;
+import dev.baton.core.internal.StoreConnectors;
 import dev.baton.core.lease.LeaseElection;
+import dev.baton.core.memory.InMemoryStore;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.ExecutorScheduler;
 import dev.baton.core.time.Scheduler;
 import java.security.SecureRandom;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.Executor;
@@ -35,6 +38,37 @@ import java.util.concurrent.Executor;
 public final class Baton {
 
     private Baton() {
+    }
+
+    /**
+     * Connects to the store a backend URI names: {@code memory} (an in-memory store, this process only), or any form
+     * a backend module on the class path accepts through its {@link dev.baton.core.spi.StoreConnector}:
+     * {@code redis://}, {@code rediss://} and {@code redis-sentinel://} with {@code baton-redis},
+     * {@code postgresql://} with {@code baton-postgres}. The caller closes the store (after the elections on it).
+     *
+     * @throws IllegalArgumentException if the URI is malformed, of an unknown form (the message lists the forms
+     *                                  accepted) or of a backend whose module is not on the class path (the message
+     *                                  names it)
+     * @throws dev.baton.core.store.StoreException if the store cannot be reached
+     */
+    public static CoordinationStore connect(String uri) {
+        Objects.requireNonNull(uri, "uri");
+        if (uri.isBlank()) {
+            throw new IllegalArgumentException("the backend URI is empty (expected "
+                    + String.join(", ", StoreConnectors.forms()) + ")");
+        }
+        if (uri.strip().toLowerCase(Locale.ROOT).equals("memory")) {
+            return new InMemoryStore();
+        }
+        return StoreConnectors.connect(uri);
+    }
+
+    /**
+     * Whether {@link #connect(String)} knows the form of {@code uri}: {@code memory}, or a scheme a backend module on
+     * the class path opens. Opens nothing.
+     */
+    public static boolean connects(String uri) {
+        return uri != null && (uri.strip().equalsIgnoreCase("memory") || StoreConnectors.find(uri).isPresent());
     }
 
     /** Starts building a lease election on {@code store}. */

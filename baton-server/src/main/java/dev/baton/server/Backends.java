@@ -1,11 +1,8 @@
 package dev.baton.server;
 
-import dev.baton.core.memory.InMemoryStore;
+import dev.baton.core.Baton;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.store.StoreException;
-import dev.baton.etcd.EtcdStore;
-import dev.baton.postgres.PostgresStore;
-import dev.baton.redis.RedisStore;
 import java.util.Locale;
 
 /**
@@ -85,43 +82,26 @@ final class Backends {
     }
 
     /**
-     * Connects the store named by {@code spec}.
+     * Connects the store named by {@code spec}, through {@link Baton#connect(String)}: the store forms are whatever the
+     * backend modules on the class path accept.
      *
      * @throws CliError (usage) if the form is unknown or the store cannot be reached
      */
     static CoordinationStore openStore(String spec) {
         String value = spec == null ? "" : spec.strip();
         String lower = value.toLowerCase(Locale.ROOT);
-        if (lower.equals("memory")) {
-            return new InMemoryStore();
-        }
-        if (lower.startsWith("redis://") || lower.startsWith("rediss://")
-                || lower.startsWith("redis-sentinel://") || lower.startsWith("redis-cluster://")) {
-            try {
-                return RedisStore.connect(value);
-            } catch (StoreException | IllegalArgumentException e) {
-                throw CliError.usage("--backend: " + e.getMessage(), e);
-            }
-        }
-        if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
-            try {
-                return PostgresStore.connect(value);
-            } catch (StoreException | IllegalArgumentException e) {
-                throw CliError.usage("--backend: " + e.getMessage(), e);
-            }
-        }
-        if (lower.startsWith("etcd://")) {
-            try {
-                return EtcdStore.connect(value);
-            } catch (StoreException | IllegalArgumentException e) {
-                throw CliError.usage("--backend: " + e.getMessage(), e);
-            }
-        }
         if (lower.equals(QUORUM) || lower.equals(PEER) || lower.equals(BULLY)) {
             throw CliError.usage("--backend " + lower + " has no store; this needs one of memory, redis://, "
                     + "postgresql:// or etcd://");
         }
-        throw CliError.usage("unsupported backend '" + redact(value) + "' (expected " + FORMS + ")");
+        if (!Baton.connects(value)) {
+            throw CliError.usage("unsupported backend '" + redact(value) + "' (expected " + FORMS + ")");
+        }
+        try {
+            return Baton.connect(value);
+        } catch (StoreException | IllegalArgumentException e) {
+            throw CliError.usage("--backend: " + e.getMessage(), e);
+        }
     }
 
     /** The backend address without a password, fit for an error message. */

@@ -1,12 +1,10 @@
 package dev.baton.server;
 
+import dev.baton.core.Baton;
 import dev.baton.core.store.LeaderRecordStore;
 import dev.baton.core.store.StoreException;
-import dev.baton.etcd.EtcdStore;
 import dev.baton.peer.bully.FileLeaderStore;
 import dev.baton.peer.bully.StandaloneLeaderStore;
-import dev.baton.postgres.PostgresStore;
-import dev.baton.redis.RedisStore;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -73,13 +71,8 @@ final class LeaderStores {
                 store = new StandaloneLeaderStore();
             } else if (lower.startsWith("file:")) {
                 store = new FileLeaderStore(file(value.substring("file:".length())));
-            } else if (lower.startsWith("redis://") || lower.startsWith("rediss://")
-                    || lower.startsWith("redis-sentinel://") || lower.startsWith("redis-cluster://")) {
-                store = RedisStore.connect(value).leaderRecords();
-            } else if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
-                store = PostgresStore.connect(value).leaderRecords();
-            } else if (lower.startsWith("etcd://")) {
-                store = EtcdStore.connect(value).leaderRecords();
+            } else if (!lower.equals("memory") && Baton.connects(value)) {
+                store = Baton.connect(value).leaderRecords();
             } else {
                 throw unsupported(value);
             }
