@@ -20,10 +20,11 @@ public class BatonProperties {
 
     /**
      * Where the leader is elected: memory (this process only), redis://HOST:PORT[/DB], rediss://...,
-     * redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, postgresql://USER[:PASSWORD]@HOST[:PORT][,...]/DB
-     * [?schema=NAME], quorum (the serverless seed-node quorum protocol, see baton.peer and baton.quorum) or bully (the
-     * serverless bully election, see baton.peer and baton.bully). The store forms need baton-redis or baton-postgres
-     * on the class path, quorum and bully need baton-peer.
+     * redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER, redis-cluster://HOST:PORT[,HOST:PORT...],
+     * postgresql://USER[:PASSWORD]@HOST[:PORT][,...]/DB[?schema=NAME], etcd://HOST:PORT[,HOST:PORT...][/PREFIX],
+     * quorum (the serverless seed-node quorum protocol, see baton.peer and baton.quorum) or bully (the serverless
+     * bully election, see baton.peer and baton.bully). The store forms need baton-redis, baton-postgres or
+     * baton-etcd on the class path, quorum and bully need baton-peer.
      */
     private String backend;
 
