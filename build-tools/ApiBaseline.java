@@ -34,8 +34,9 @@ import java.util.stream.Stream;
  * share a package (no split packages), which the module path would refuse.
  *
  * <p>Run by the build (exec-maven-plugin, {@code verify} phase) as a single-file program with the module's compile
- * class path, so types are read by reflection without initialising them. Arguments: {@code check|update}, the
- * module's JPMS name, its classes directory, its baseline file, the repository root.
+ * class path, so types are read by reflection without initialising them. Arguments: {@code check|update} (or
+ * {@code false|true}), the module's JPMS name, its classes directory, its baseline file, the repository root, its
+ * packaging.
  */
 public final class ApiBaseline {
 
@@ -44,23 +45,26 @@ public final class ApiBaseline {
             + "# and commit this file with the change.%n";
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 5) {
-            fail("usage: ApiBaseline check|update MODULE-NAME CLASSES-DIR BASELINE-FILE REPOSITORY-ROOT");
+        if (args.length != 6) {
+            fail("usage: ApiBaseline check|update MODULE-NAME CLASSES-DIR BASELINE-FILE REPOSITORY-ROOT PACKAGING");
+        }
+        if (args[5].equals("pom")) {
+            return;                                       // the parent and the BOM: no classes, no jar
         }
         boolean update = args[0].equals("update") || args[0].equals("true");
         String moduleName = args[1];
         Path classes = Path.of(args[2]);
-        Path baseline = Path.of(args[3]);
-        Path root = Path.of(args[4]);
-        List<String> classNames = classNames(classes);
-        if (classNames.isEmpty()) {
-            return;                                       // a pom module: nothing to check
-        }
-        if (moduleName.isBlank() || moduleName.contains("${")) {
+        Path baseline = Path.of(args[3]).toAbsolutePath().normalize();
+        Path root = Path.of(args[4]).toAbsolutePath().normalize();
+        if (moduleName.isBlank() || moduleName.contains("${") || moduleName.startsWith("(unset")) {
             fail(artifactOf(baseline) + " is published but sets no baton.module.name (its Automatic-Module-Name) in"
                     + " its pom (or set baton.skipPublishing to true there if it is not a library)");
         }
         checkInBom(artifactOf(baseline), root);
+        List<String> classNames = classNames(classes);
+        if (classNames.isEmpty()) {
+            return;                                       // a jar of dependencies only, such as a starter: no API
+        }
         checkPackages(moduleName, classNames, baseline, root);
 
         List<String> current = new ArrayList<>();
@@ -69,16 +73,16 @@ public final class ApiBaseline {
         if (update) {
             Files.createDirectories(baseline.getParent());
             Files.write(baseline, current, StandardCharsets.UTF_8);
-            System.out.println("api: wrote " + root.relativize(baseline.toAbsolutePath()));
+            System.out.println("api: wrote " + root.relativize(baseline));
             return;
         }
         if (!Files.exists(baseline)) {
-            fail(root.relativize(baseline.toAbsolutePath()) + " is missing: create it with"
+            fail(root.relativize(baseline) + " is missing: create it with"
                     + " ./mvnw -q -ntp verify -DskipTests -Dbaton.api.update=true and commit it");
         }
         List<String> recorded = Files.readAllLines(baseline, StandardCharsets.UTF_8);
         if (!recorded.equals(current)) {
-            System.err.println(diff(recorded, current, root.relativize(baseline.toAbsolutePath())));
+            System.err.println(diff(recorded, current, root.relativize(baseline)));
             System.exit(1);
         }
     }
@@ -127,8 +131,9 @@ public final class ApiBaseline {
         }
         List<Path> others;
         try (Stream<Path> dirs = Files.list(root)) {
-            others = dirs.map(dir -> dir.resolve("api")).filter(Files::isDirectory).flatMap(ApiBaseline::apiFiles)
-                    .filter(file -> !file.toAbsolutePath().normalize().equals(baseline.toAbsolutePath().normalize()))
+            others = dirs.map(dir -> dir.toAbsolutePath().normalize().resolve("api")).filter(Files::isDirectory)
+                    .flatMap(ApiBaseline::apiFiles)
+                    .filter(file -> !file.equals(baseline))
                     .collect(Collectors.toList());
         }
         for (Path other : others) {
@@ -138,7 +143,7 @@ public final class ApiBaseline {
             }
             if (otherName.equals(moduleName) || otherName.startsWith(moduleName + ".")
                     || moduleName.startsWith(otherName + ".")) {
-                fail("module " + moduleName + " and " + root.relativize(other.toAbsolutePath()) + " (" + otherName
+                fail("module " + moduleName + " and " + root.relativize(other) + " (" + otherName
                         + ") could share packages: give each published module a name no other one starts with");
             }
         }
