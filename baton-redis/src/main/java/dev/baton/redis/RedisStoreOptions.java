@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
  *       {@code docs/redis-sentinel.md} and {@code docs/redis-cluster.md} for what a lease promises across a
  *       failover.</li>
  *   <li>{@code keyPrefix} (empty): put before every group name inside the hash tag ({@code {<prefix><group>}:master})
- *       and before every {@link RedisStore#subscribe message channel}, so several applications can share one Redis.
+ *       and before every {@link dev.baton.core.store.MessageBus#subscribe message channel}, so several applications can share one Redis.
  *       Must not contain braces, which would move the hash tag.</li>
  *   <li>{@code commandTimeout} (2 s): the longest one command may take before it fails with a timeout. Keep it
  *       below the lease TTL so a hung server cannot outlast a leadership.</li>

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * transport.start();
  * }</pre>
  *
- * <p><b>Lifecycle.</b> {@link #build()} creates it (no thread, no socket); {@link #start()} binds and may run once;
+ * <p><b>Lifecycle.</b> {@link Builder#build()} creates it (no thread, no socket); {@link #start()} binds and may run once;
  * {@link #close()} closes every connection, telling each peer why, and stops the event loops; it waits for them
  * (up to five seconds) unless called from a transport thread.
  *
