@@ -54,12 +54,33 @@ public final class PgDataSource implements DataSource {
         props.setProperty("socketTimeout", Long.toString(socketSeconds));
         props.setProperty("tcpKeepAlive", "true");
         props.setProperty("ApplicationName", applicationName);
+        // A store runs the same few statements for its whole life: prepare them on the server from their first use
+        // on a connection, instead of pgjdbc's default of sending them unprepared four times first.
+        props.putIfAbsent("prepareThreshold", "1");
         int attemptSeconds = (int) Math.min(Integer.MAX_VALUE, connectSeconds + socketSeconds);
         return new PgDataSource(target.jdbcUrl(), props, attemptSeconds);
     }
 
+    /**
+     * Like {@link #of}, for the LISTEN connection: its sockets come from {@link ListenSocketFactory}, so that pgjdbc
+     * hands over each notification as soon as it has read it, unless the URI names a socket factory of its own.
+     */
+    public static PgDataSource forListening(PgTarget target, Duration connectTimeout, Duration statementTimeout,
+            String applicationName) {
+        PgDataSource source = of(target, connectTimeout, statementTimeout, applicationName);
+        source.properties.putIfAbsent(ListenSocketFactory.PROPERTY, ListenSocketFactory.class.getName());
+        return source;
+    }
+
     private static long seconds(Duration duration) {
         return Math.max(1, (duration.toMillis() + 999) / 1000);
+    }
+
+    /** A copy of the driver properties (for tests: what pgjdbc is given, password included). */
+    Properties properties() {
+        Properties copy = new Properties();
+        copy.putAll(properties);
+        return copy;
     }
 
     @Override

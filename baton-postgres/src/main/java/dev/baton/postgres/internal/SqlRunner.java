@@ -82,7 +82,9 @@ public final class SqlRunner implements AutoCloseable {
         config.setDataSource(connections);
         config.setConnectionInitSql("SET statement_timeout = " + statementTimeout.toMillis());
         config.setMaximumPoolSize(poolSize);
-        config.setMinimumIdle(1);
+        // Every connection opened at once (and kept), so that the first statements of a new store, such as the
+        // acquire of a node that has just joined, do not wait for a connection to be made.
+        config.setMinimumIdle(poolSize);
         config.setConnectionTimeout(connectTimeout.toMillis());
         config.setValidationTimeout(Math.max(250, connectTimeout.toMillis() / 2));
         config.setInitializationFailTimeout(1);
@@ -100,6 +102,8 @@ public final class SqlRunner implements AutoCloseable {
         ThreadPoolExecutor workers = new ThreadPoolExecutor(poolSize, poolSize, 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), workerThreads);
         workers.allowCoreThreadTimeOut(true);
+        // Likewise the worker threads: started now rather than one per task for the first tasks.
+        workers.prestartAllCoreThreads();
         return new SqlRunner(pool, connections, List.of(poolThreads, workerThreads), workers, failures,
                 statementTimeout, connectTimeout);
     }
