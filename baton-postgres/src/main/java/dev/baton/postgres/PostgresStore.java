@@ -138,6 +138,10 @@ public final class PostgresStore implements CoordinationStore {
                 router::dispatch,
                 options.listenReconnectInterval(), PgThreads.forRole(storeId, "listen"), sql.failures());
         router.attach(listener);
+        sql.warmConnections(c -> {
+            leases.warm(c);
+            return null;
+        });
     }
 
     /**

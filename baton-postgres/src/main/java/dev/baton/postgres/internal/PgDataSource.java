@@ -25,6 +25,7 @@ import javax.sql.DataSource;
 public final class PgDataSource implements DataSource {
 
     private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PgDataSource.class);
 
     private final String url;
     private final Properties properties;
@@ -32,6 +33,7 @@ public final class PgDataSource implements DataSource {
     private final int attemptSeconds;
     private final Set<Connection> opened = ConcurrentHashMap.newKeySet();
     private boolean closed;
+    private volatile SqlRunner.Work<?> warmer;
 
     private PgDataSource(String url, Properties properties, int attemptSeconds) {
         this.url = url;
@@ -83,11 +85,27 @@ public final class PgDataSource implements DataSource {
         return copy;
     }
 
+    /**
+     * Runs {@code work} on every connection opened from now on, before it is handed out (to the pool, on the pool's
+     * own thread): see {@link PgLeases#warm}. A warm-up that fails is only logged: the connection works without it.
+     */
+    public void warmWith(SqlRunner.Work<?> work) {
+        this.warmer = work;
+    }
+
     @Override
     public Connection getConnection() throws SQLException {
         Connection connection = DRIVER.connect(url, properties);
         if (connection == null) {
             throw new SQLException("pgjdbc does not accept " + url);
+        }
+        SqlRunner.Work<?> warm = warmer;
+        if (warm != null) {
+            try {
+                warm.run(connection);
+            } catch (SQLException | RuntimeException e) {
+                log.debug("Warming up a new connection failed ({}); it is used as it is", e.toString());
+            }
         }
         synchronized (this) {
             if (!closed) {

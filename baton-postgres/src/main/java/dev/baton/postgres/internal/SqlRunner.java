@@ -82,9 +82,7 @@ public final class SqlRunner implements AutoCloseable {
         config.setDataSource(connections);
         config.setConnectionInitSql("SET statement_timeout = " + statementTimeout.toMillis());
         config.setMaximumPoolSize(poolSize);
-        // Every connection opened at once (and kept), so that the first statements of a new store, such as the
-        // acquire of a node that has just joined, do not wait for a connection to be made.
-        config.setMinimumIdle(poolSize);
+        config.setMinimumIdle(1);
         config.setConnectionTimeout(connectTimeout.toMillis());
         config.setValidationTimeout(Math.max(250, connectTimeout.toMillis() / 2));
         config.setInitializationFailTimeout(1);
@@ -102,7 +100,7 @@ public final class SqlRunner implements AutoCloseable {
         ThreadPoolExecutor workers = new ThreadPoolExecutor(poolSize, poolSize, 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), workerThreads);
         workers.allowCoreThreadTimeOut(true);
-        // Likewise the worker threads: started now rather than one per task for the first tasks.
+        // Started now rather than one per task for the first tasks, such as the acquire of a node that has just joined.
         workers.prestartAllCoreThreads();
         return new SqlRunner(pool, connections, List.of(poolThreads, workerThreads), workers, failures,
                 statementTimeout, connectTimeout);
@@ -136,6 +134,21 @@ public final class SqlRunner implements AutoCloseable {
             return work.run(connection);
         } catch (SQLException | RuntimeException e) {
             throw failures.translate(operation, e);
+        }
+    }
+
+    /**
+     * Prepares every connection for {@code warmer}'s statements (see {@link PgLeases#warm}): the one the pool holds
+     * now, on the calling thread, and each one opened later, before the pool hands it out. So a store's first lease
+     * statements on any connection, such as the acquire of a node that has just joined, do not run cold. Call once
+     * the schema exists; blocks for one warm-up.
+     */
+    public void warmConnections(Work<?> warmer) {
+        connections.warmWith(warmer);
+        try {
+            runNow("warm up", warmer);
+        } catch (StoreException e) {
+            log.debug("Warming up the first connection to {} failed: {}", failures.target(), e.getMessage());
         }
     }
 
