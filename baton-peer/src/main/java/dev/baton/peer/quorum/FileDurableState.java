@@ -135,8 +135,9 @@ public final class FileDurableState implements DurableState {
                 throw new IOException(file + " is too large for a vote log (" + size + " bytes)");
             }
             ByteBuffer bytes = ByteBuffer.allocate((int) size);
-            while (bytes.hasRemaining() && opened.read(bytes, bytes.position()) >= 0) {
-                // read until full
+            boolean more = true;
+            while (bytes.hasRemaining() && more) {
+                more = opened.read(bytes, bytes.position()) >= 0;
             }
             bytes.flip();
             if (TextState.isTextFile(Arrays.copyOf(bytes.array(), Math.min(bytes.limit(), 64)))) {
