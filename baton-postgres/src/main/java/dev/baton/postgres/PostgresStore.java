@@ -132,12 +132,16 @@ public final class PostgresStore implements CoordinationStore {
         this.events = new PgEventLog(sql, tables, options.eventRetention());
         this.leaderRecords = new PgLeaderRecords(sql, tables);
         this.router = new NoticeRouter();
-        this.listenConnections = PgDataSource.of(options.target(), options.connectTimeout(),
+        this.listenConnections = PgDataSource.forListening(options.target(), options.connectTimeout(),
                 options.statementTimeout(), options.applicationName() + ":listen");
         this.listener = new PgListener(listenConnector(listenConnections, options), tables.channel(),
                 router::dispatch,
                 options.listenReconnectInterval(), PgThreads.forRole(storeId, "listen"), sql.failures());
         router.attach(listener);
+        sql.warmConnections(c -> {
+            leases.warm(c);
+            return null;
+        });
     }
 
     /**

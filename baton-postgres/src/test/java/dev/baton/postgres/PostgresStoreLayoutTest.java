@@ -73,6 +73,20 @@ class PostgresStoreLayoutTest {
     }
 
     @Test
+    void theWarmUpOfEveryPooledConnectionLeavesNoRowBehind() {
+        // Reads in parallel make the pool open more connections, each warmed up by a rolled-back acquire (and
+        // release) in the empty group before it is used.
+        List<java.util.concurrent.CompletableFuture<?>> reads = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            reads.add(store.leases().read(group));
+        }
+        reads.forEach(java.util.concurrent.CompletableFuture::join);
+        assertThat(RawPostgres.backends(postgres, "baton")).isGreaterThan(1);
+        assertThat(count(postgres, "SELECT count(*) FROM baton.leader_lease WHERE group_name = ''")).isZero();
+        assertThat(granted("a")).isPositive();
+    }
+
+    @Test
     void aReleaseKeepsTheGroupsRowAndItsTermSoTheNextGrantIsAboveIt() {
         long first = granted("a");
 
@@ -138,6 +152,25 @@ class PostgresStoreLayoutTest {
                 "40", true);
         NodeInfo read = store.registry().member(group, "worker-1").join().orElseThrow();
         assertThat(read.withTimes(null, null)).isEqualTo(node.withRole(Role.FOLLOWER));
+    }
+
+    @Test
+    void metadataWrittenByOtherClientsReadsAsJsonbEachTextGivesIt() {
+        Map<String, String> tricky = Map.of("quote\"d", "a\\b\n\t\u0001é\uD83D\uDE00", "empty", "", "comma,}", "{x}");
+        store.registry().register(group, NodeInfo.of("worker-2", "detector").withMetadata(tricky), LONG).join();
+        assertThat(store.registry().member(group, "worker-2").join().orElseThrow().metadata()).isEqualTo(tricky);
+
+        // A row whose metadata another program wrote with values that are not strings.
+        execute(postgres, "UPDATE baton.cluster_nodes SET metadata = CAST(? AS jsonb) WHERE group_name = ? "
+                + "AND node_id = ?", "{\"n\": 1.50, \"b\": false, \"z\": null, \"o\": {\"k\": [1, \"v\"]}}", group,
+                "worker-2");
+        Map<String, String> expected = new java.util.HashMap<>();
+        for (List<Object> pair : rows(postgres, "SELECT key, value FROM baton.cluster_nodes, jsonb_each_text(metadata) "
+                + "WHERE group_name = ? AND node_id = ? AND value IS NOT NULL", group, "worker-2")) {
+            expected.put((String) pair.get(0), (String) pair.get(1));
+        }
+        assertThat(expected).containsKeys("n", "b", "o");
+        assertThat(store.registry().members(group).join().get(0).metadata()).isEqualTo(expected);
     }
 
     @Test

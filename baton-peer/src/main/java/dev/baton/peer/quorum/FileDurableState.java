@@ -1,6 +1,5 @@
 package dev.baton.peer.quorum;
 
-import dev.baton.peer.transport.PeerAddress;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -12,31 +11,46 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
- * A {@link DurableState} in a small text file, {@value #FILE_NAME}, under the node's data directory.
+ * A {@link DurableState} in a vote log, {@value #FILE_NAME}, under the node's data directory: a preallocated file of
+ * {@value VoteLog#SLOT_SIZE}-byte slots, each holding at most one checksummed record of the whole state, written in
+ * turn around the file.
  *
- * <p>Each {@link #store} writes the whole state to a temporary file in the same directory, forces it to disk, renames
- * it over the old file (an atomic replace) and forces the directory, so after a crash the file holds either the old
- * or the new state, never a mix, and a stored state survives a power loss. A file that cannot be read back is an
- * error at start-up rather than a silent fresh start: the node would otherwise vote again in an election it may
- * already have voted in.
+ * <p>A {@link #store} after the first is one write of one slot and one {@code fdatasync} ({@code force(false)}): the
+ * file never grows, so no size or block allocation has to reach the disk with it, and nothing is renamed. The slot
+ * written is never one that holds the newest record, so a crash in the middle of a write (a torn record, which fails
+ * its checksum) leaves the previous record readable: {@link #load} returns the valid record with the highest sequence
+ * number, which is always the last one whose {@code store} returned, or a newer one whose write finished but was not
+ * yet reported. A slot is a 4 KiB block, the unit in which disks write, so even a block torn by the disk holds no
+ * other record. When the writes reach the end of the file they wrap to its start, over records that are superseded;
+ * that is the log's compaction, and it needs no copy.
+ *
+ * <p>The file is created (and preallocated with zeros) under a temporary name, synced, renamed into place and the
+ * directory synced, on the first store. A file that cannot be read back is an error at start-up rather than a silent
+ * fresh start: the node would otherwise vote again in an election it may already have voted in. The text file of
+ * earlier versions under the same name is still read; the first store replaces it with a log. The layout is in
+ * docs/quorum.md. One instance at a time may write a data directory.
  */
 public final class FileDurableState implements DurableState {
 
-    /** The state file's name inside the data directory. */
+    /** The vote log's name inside the data directory. */
     public static final String FILE_NAME = "quorum-state";
-
-    private static final String HEADER = "baton-quorum-state 1";
-    private static final String NONE = "-";
 
     private final Path directory;
     private final Path file;
     private final Path temporary;
+
+    // Guarded by this: the open log (null until the first store, and after close), its next slot and sequence.
+    private FileChannel channel;
+    private int slots;
+    private int nextSlot;
+    private long nextSequence;
+    private final ByteBuffer slot = ByteBuffer.allocateDirect(VoteLog.SLOT_SIZE);
 
     /** A state kept under {@code dataDirectory}, which is created if missing. */
     public FileDurableState(Path dataDirectory) {
@@ -50,23 +64,26 @@ public final class FileDurableState implements DurableState {
         }
     }
 
-    /** The state file. */
+    /** The vote log. */
     public Path file() {
         return file;
     }
 
     @Override
-    public Optional<AcceptorState> load() {
-        List<String> lines;
+    public synchronized Optional<AcceptorState> load() {
+        byte[] bytes;
         try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            bytes = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
         }
         try {
-            return Optional.of(parse(lines));
+            if (TextState.isTextFile(bytes)) {
+                return Optional.of(TextState.parse(List.of(new String(bytes, StandardCharsets.UTF_8).split("\n"))));
+            }
+            return VoteLog.scan(ByteBuffer.wrap(bytes)).last().map(record -> TextState.parse(record.lines()));
         } catch (RuntimeException e) {
             throw new IllegalStateException(file + " is damaged (" + e.getMessage() + "); move it away only if this"
                     + " node's votes may be forgotten: it then restarts as a node without saved state", e);
@@ -74,26 +91,100 @@ public final class FileDurableState implements DurableState {
     }
 
     @Override
-    public void store(AcceptorState state) {
-        byte[] bytes = format(state).getBytes(StandardCharsets.UTF_8);
+    public synchronized void store(AcceptorState state) {
+        byte[] payload = TextState.format(state).getBytes(StandardCharsets.UTF_8);
         try {
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.CREATE,
-                    StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-                ByteBuffer buffer = ByteBuffer.wrap(bytes);
-                while (buffer.hasRemaining()) {
-                    channel.write(buffer);
-                }
-                channel.force(true);
+            if (channel == null && !open()) {
+                create(payload);
+                return;
             }
-            try {
-                Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
+            int target = nextSlot;
+            long sequence = nextSequence;
+            // Whatever happens below, the next write goes to the next slot: a failed write may have reached the disk.
+            nextSlot = (nextSlot + 1) % slots;
+            nextSequence++;
+            VoteLog.encode(slot, sequence, payload);
+            long position = (long) target * VoteLog.SLOT_SIZE;
+            while (slot.hasRemaining()) {
+                position += channel.write(slot, position);
             }
-            forceDirectory();
+            channel.force(false);
         } catch (IOException e) {
+            closeChannel();
             throw new UncheckedIOException("cannot store the election state in " + file, e);
         }
+    }
+
+    /** Closes the log; a later {@link #store} opens it again (and reads where to continue from the file). */
+    @Override
+    public synchronized void close() {
+        closeChannel();
+    }
+
+    /** Opens an existing log to append to; false if there is none yet (or only a text file of earlier versions). */
+    private boolean open() throws IOException {
+        FileChannel opened;
+        try {
+            opened = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (NoSuchFileException e) {
+            return false;
+        }
+        try {
+            long size = opened.size();
+            if (size > Integer.MAX_VALUE) {
+                throw new IOException(file + " is too large for a vote log (" + size + " bytes)");
+            }
+            ByteBuffer bytes = ByteBuffer.allocate((int) size);
+            boolean more = true;
+            while (bytes.hasRemaining() && more) {
+                more = opened.read(bytes, bytes.position()) >= 0;
+            }
+            bytes.flip();
+            if (TextState.isTextFile(Arrays.copyOf(bytes.array(), Math.min(bytes.limit(), 64)))) {
+                opened.close();
+                return false;
+            }
+            VoteLog.Scan scan = VoteLog.scan(bytes);
+            slots = scan.slots();
+            nextSlot = scan.last().map(r -> (r.slot() + 1) % slots).orElse(0);
+            nextSequence = scan.last().map(r -> r.sequence() + 1).orElse(1L);
+            channel = opened;
+            return true;
+        } catch (IOException | RuntimeException e) {
+            opened.close();
+            throw e instanceof IOException io ? io : new IOException(file + " is damaged: " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes a new log holding {@code payload} in its first slot, and moves it into place. */
+    private void create(byte[] payload) throws IOException {
+        try (FileChannel created = FileChannel.open(temporary, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+            ByteBuffer zeros = ByteBuffer.allocate(VoteLog.SLOT_SIZE);
+            for (int i = 1; i < VoteLog.SLOTS; i++) {
+                zeros.clear();
+                long position = (long) i * VoteLog.SLOT_SIZE;
+                while (zeros.hasRemaining()) {
+                    position += created.write(zeros, position);
+                }
+            }
+            VoteLog.encode(slot, 1, payload);
+            long position = 0;
+            while (slot.hasRemaining()) {
+                position += created.write(slot, position);
+            }
+            created.force(true);
+        }
+        try {
+            Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
+        }
+        forceDirectory();
+        channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        slots = VoteLog.SLOTS;
+        nextSlot = 1;
+        nextSequence = 2;
     }
 
     private void forceDirectory() throws IOException {
@@ -101,84 +192,22 @@ public final class FileDurableState implements DurableState {
             dir.force(true);
         } catch (IOException e) {
             // Some platforms (Windows) cannot open a directory; the rename is then as durable as the OS makes it.
-            if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows")) {
+            if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows")) {
                 throw e;
             }
         }
     }
 
-    static String format(AcceptorState s) {
-        return HEADER + "\n"
-                + "highestVersion=" + s.highestVersion() + "\n"
-                + "barrier=" + s.barrier() + "\n"
-                + "recovered=" + s.recovered() + "\n"
-                + "instance=" + s.instance() + "\n"
-                + "promised=" + ballot(s.promised()) + "\n"
-                + "acceptedBallot=" + ballot(s.acceptedBallot()) + "\n"
-                + "acceptedCandidate=" + (s.acceptedCandidate() == null ? NONE : s.acceptedCandidate().format())
-                + "\n"
-                + "lastLed=" + s.lastLed() + "\n";
-    }
-
-    static AcceptorState parse(List<String> lines) {
-        if (lines.isEmpty() || !lines.get(0).equals(HEADER)) {
-            throw new IllegalArgumentException("first line is not '" + HEADER + "'");
+    private void closeChannel() {
+        if (channel == null) {
+            return;
         }
-        Map<String, String> fields = new LinkedHashMap<>();
-        for (String line : lines.subList(1, lines.size())) {
-            if (line.isEmpty()) {
-                continue;
-            }
-            int eq = line.indexOf('=');
-            if (eq < 0 || fields.put(line.substring(0, eq), line.substring(eq + 1)) != null) {
-                throw new IllegalArgumentException("bad or repeated line '" + line + "'");
-            }
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // Nothing was pending: every write was forced before its store returned.
         }
-        String candidate = field(fields, "acceptedCandidate");
-        AcceptorState state = new AcceptorState(
-                Long.parseLong(field(fields, "highestVersion")),
-                Long.parseLong(field(fields, "barrier")),
-                parseBoolean(field(fields, "recovered")),
-                Long.parseLong(field(fields, "instance")),
-                parseBallot(field(fields, "promised")),
-                parseBallot(field(fields, "acceptedBallot")),
-                candidate.equals(NONE) ? null : PeerAddress.parse(candidate),
-                Long.parseLong(field(fields, "lastLed")));
-        if (!fields.isEmpty()) {
-            throw new IllegalArgumentException("unknown fields " + fields.keySet());
-        }
-        return state;
-    }
-
-    private static String field(Map<String, String> fields, String name) {
-        String value = fields.remove(name);
-        if (value == null) {
-            throw new IllegalArgumentException("missing " + name);
-        }
-        return value;
-    }
-
-    private static boolean parseBoolean(String text) {
-        return switch (text) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new IllegalArgumentException("not a boolean: " + text);
-        };
-    }
-
-    private static String ballot(Ballot b) {
-        return b == null ? NONE : b.version() + " " + b.round() + " " + b.proposer().format();
-    }
-
-    private static Ballot parseBallot(String text) {
-        if (text.equals(NONE)) {
-            return null;
-        }
-        String[] parts = text.split(" ");
-        if (parts.length != 3) {
-            throw new IllegalArgumentException("bad ballot '" + text + "'");
-        }
-        return new Ballot(Long.parseLong(parts[0]), Long.parseLong(parts[1]), PeerAddress.parse(parts[2]));
+        channel = null;
     }
 
     @Override

@@ -61,7 +61,7 @@ final class GroupCommitWriter {
         }
     }
 
-    /** Ends the thread once every submitted save has been written. */
+    /** Ends the thread once every submitted save has been written, closing the state (see DurableState#close). */
     void close() {
         synchronized (lock) {
             closing = true;
@@ -73,6 +73,14 @@ final class GroupCommitWriter {
     long writes() {
         synchronized (lock) {
             return writes;
+        }
+    }
+
+    private void closeDurable() {
+        try {
+            durable.close();
+        } catch (RuntimeException e) {
+            log.debug("vote writer of {}: closing {} failed", name, durable, e);
         }
     }
 
@@ -91,6 +99,7 @@ final class GroupCommitWriter {
                     }
                 }
                 if (pending == null) {
+                    closeDurable();
                     return;
                 }
                 state = pending;

@@ -7,10 +7,14 @@ import dev.baton.peer.transport.PeerAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class FileDurableStateTest {
+
+    private static final PeerAddress N2 = PeerAddress.of("10.0.0.2", 7400);
 
     @TempDir
     Path dataDir;
@@ -24,14 +28,14 @@ class FileDurableStateTest {
     @Test
     void aStoredStateIsReadBackByTheNextInstance() throws Exception {
         AcceptorState state = new AcceptorState(7, 3, true, 7, new Ballot(7, 2, PeerAddress.parse("[::1]:7401")),
-                new Ballot(7, 1, PeerAddress.of("10.0.0.2", 7400)), PeerAddress.of("10.0.0.2", 7400), 6);
+                new Ballot(7, 1, N2), N2, 6);
         new FileDurableState(dataDir).store(AcceptorState.INITIAL);
         new FileDurableState(dataDir).store(state);
 
         assertThat(new FileDurableState(dataDir).load()).contains(state);
         assertThat(dataDir.resolve(FileDurableState.FILE_NAME + ".tmp")).doesNotExist();
-        assertThat(Files.readString(dataDir.resolve(FileDurableState.FILE_NAME)))
-                .startsWith("baton-quorum-state 1\nhighestVersion=7\n");
+        assertThat(Files.size(dataDir.resolve(FileDurableState.FILE_NAME)))
+                .isEqualTo((long) VoteLog.SLOTS * VoteLog.SLOT_SIZE);
     }
 
     @Test
@@ -42,7 +46,22 @@ class FileDurableStateTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("is damaged");
         Files.writeString(dataDir.resolve(FileDurableState.FILE_NAME), "something else\n", StandardCharsets.UTF_8);
-        assertThatThrownBy(() -> new FileDurableState(dataDir).load()).hasMessageContaining("first line");
+        assertThatThrownBy(() -> new FileDurableState(dataDir).load()).hasMessageContaining("is damaged")
+                .hasMessageContaining("whole number of 4096-byte slots");
+    }
+
+    @Test
+    void aLogWhoseWrittenSlotsAreAllInvalidIsDamagedNotEmpty() throws Exception {
+        FileDurableState file = new FileDurableState(dataDir);
+        file.store(AcceptorState.INITIAL);
+        file.close();
+        byte[] bytes = Files.readAllBytes(file.file());
+        bytes[20] ^= 1;
+        Files.write(file.file(), bytes);
+
+        assertThatThrownBy(() -> new FileDurableState(dataDir).load())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("no slot holds a valid record");
     }
 
     @Test
@@ -58,5 +77,104 @@ class FileDurableStateTest {
         assertThat(after.startedWithoutState()).isFalse();
         assertThat(after.prePropose(new Ballot(4, 2, proposer), QuorumMessage.Refusal.NONE, 0).accepted()).isFalse();
         assertThat(after.highestVersion()).isEqualTo(4);
+    }
+
+    @Test
+    void everyStoreThatReturnedIsReadBackAcrossManyTurnsOfTheLog() throws Exception {
+        FileDurableState file = new FileDurableState(dataDir);
+        long size = -1;
+        for (int i = 1; i <= 3 * VoteLog.SLOTS + 5; i++) {
+            AcceptorState state = promised(i);
+            file.store(state);
+            assertThat(new FileDurableState(dataDir).load()).as("after store %d", i).contains(state);
+            if (i == 1) {
+                size = Files.size(file.file());
+            }
+            assertThat(Files.size(file.file())).isEqualTo(size);
+            if (i % 50 == 0) {
+                file.close(); // a restart in the same process: the next store reads where to continue
+            }
+        }
+    }
+
+    @Test
+    void aTornWriteAtEveryByteOfTheLastRecordRecoversThePreviousRecord() throws Exception {
+        // Twice: a write to a slot never used (zeros under it) and, after the log wrapped, over an old record.
+        for (int stores : new int[] {3, VoteLog.SLOTS + 3}) {
+            Path dir = dataDir.resolve("wrap-" + stores);
+            FileDurableState file = new FileDurableState(dir);
+            for (int i = 1; i < stores; i++) {
+                file.store(promised(i));
+            }
+            byte[] before = Files.readAllBytes(file.file());
+            file.store(promised(stores));
+            byte[] after = Files.readAllBytes(file.file());
+            file.close();
+
+            int first = Arrays.mismatch(before, after);
+            int last = after.length - 1;
+            while (before[last] == after[last]) {
+                last--;
+            }
+            assertThat(first).isNotNegative();
+            Random garbage = new Random(stores);
+            for (int torn = first; torn <= last; torn++) {
+                byte[] onDisk = before.clone();
+                System.arraycopy(after, first, onDisk, first, torn - first);
+                Files.write(file.file(), onDisk);
+                assertThat(new FileDurableState(dir).load()).as("torn at byte %d", torn).contains(promised(stores - 1));
+
+                onDisk[torn] = (byte) (after[torn] ^ (1 + garbage.nextInt(255)));
+                Files.write(file.file(), onDisk);
+                assertThat(new FileDurableState(dir).load()).as("garbage at byte %d", torn)
+                        .contains(promised(stores - 1));
+            }
+            Files.write(file.file(), after);
+            assertThat(new FileDurableState(dir).load()).contains(promised(stores));
+        }
+    }
+
+    @Test
+    void aStoreAfterATornWriteIsTheNewestRecord() throws Exception {
+        FileDurableState file = new FileDurableState(dataDir);
+        file.store(promised(1));
+        byte[] before = Files.readAllBytes(file.file());
+        file.store(promised(2));
+        file.close();
+        byte[] after = Files.readAllBytes(file.file());
+        int first = Arrays.mismatch(before, after);
+        System.arraycopy(after, first, before, first, 30); // the record for 2 is torn after 30 bytes
+        Files.write(file.file(), before);
+
+        FileDurableState restarted = new FileDurableState(dataDir);
+        assertThat(restarted.load()).contains(promised(1));
+        restarted.store(promised(3));
+        assertThat(new FileDurableState(dataDir).load()).contains(promised(3));
+    }
+
+    @Test
+    void aStateFileOfEarlierVersionsIsReadAndReplacedByALogOnTheFirstStore() throws Exception {
+        AcceptorState old = promised(9);
+        Files.writeString(dataDir.resolve(FileDurableState.FILE_NAME), TextState.format(old), StandardCharsets.UTF_8);
+
+        FileDurableState file = new FileDurableState(dataDir);
+        assertThat(file.load()).contains(old);
+        file.store(promised(10));
+
+        assertThat(Files.size(file.file())).isEqualTo((long) VoteLog.SLOTS * VoteLog.SLOT_SIZE);
+        assertThat(new FileDurableState(dataDir).load()).contains(promised(10));
+    }
+
+    @Test
+    void aRecordMustFitItsSlot() {
+        assertThatThrownBy(() -> VoteLog.encode(java.nio.ByteBuffer.allocate(VoteLog.SLOT_SIZE), 1,
+                new byte[VoteLog.MAX_PAYLOAD + 1]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("holds 1 to " + VoteLog.MAX_PAYLOAD + " bytes");
+    }
+
+    /** A state whose promise grows with {@code i}: a later one must never be read back as an earlier one. */
+    private static AcceptorState promised(int i) {
+        return new AcceptorState(i, 0, true, i, new Ballot(i, i, N2), null, null, 0);
     }
 }

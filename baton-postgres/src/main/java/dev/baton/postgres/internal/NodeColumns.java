@@ -14,7 +14,8 @@ import java.sql.SQLException;
  * {@code channelName}, {@code capabilities}, {@code metadata}).
  *
  * <p>JSON is built by PostgreSQL ({@code jsonb_build_object}, {@code jsonb_object_agg} over two {@code text[]}
- * parameters) and read back through {@code ->>} and {@code jsonb_each_text}, so Baton needs no JSON library here.
+ * parameters) and read back through {@code ->>} and, for a node's metadata, as the object's text split by
+ * {@link MetadataJson}, so Baton needs no JSON library here.
  * Reads that select a node use the column labels below.
  */
 final class NodeColumns {
@@ -53,7 +54,7 @@ final class NodeColumns {
                 + "(n.capabilities->>'canProcessDetections')::boolean AS can_process, "
                 + "(n.capabilities->>'maxSubscriptions')::integer AS max_subs, "
                 + "(n.capabilities->>'preferredWorkload')::integer AS pref_load, "
-                + "md.keys AS meta_keys, md.vals AS meta_values, n.created_at AS registered_at, "
+                + "n.metadata::text AS meta_json, n.created_at AS registered_at, "
                 + "n.last_heartbeat AS last_seen";
     }
 
@@ -65,7 +66,7 @@ final class NodeColumns {
                 + "(l.leader_info->'capabilities'->>'canProcessDetections')::boolean AS can_process, "
                 + "(l.leader_info->'capabilities'->>'maxSubscriptions')::integer AS max_subs, "
                 + "(l.leader_info->'capabilities'->>'preferredWorkload')::integer AS pref_load, "
-                + "md.keys AS meta_keys, md.vals AS meta_values, l.acquired_at AS registered_at, "
+                + "(l.leader_info->'metadata')::text AS meta_json, l.acquired_at AS registered_at, "
                 + "l.renewed_at AS last_seen";
     }
 
@@ -94,7 +95,7 @@ final class NodeColumns {
         String identifier = rs.getString("identifier");
         return new NodeInfo(id, identifier == null || identifier.isBlank() ? id : identifier, rs.getString("api"),
                 role, new Capabilities(canProcess, maxSubscriptions, preferredWorkload),
-                Params.map(rs, "meta_keys", "meta_values"), Params.instant(rs, "registered_at"),
+                MetadataJson.read(rs.getString("meta_json")), Params.instant(rs, "registered_at"),
                 Params.instant(rs, "last_seen"));
     }
 

@@ -25,6 +25,7 @@ import javax.sql.DataSource;
 public final class PgDataSource implements DataSource {
 
     private static final org.postgresql.Driver DRIVER = new org.postgresql.Driver();
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PgDataSource.class);
 
     private final String url;
     private final Properties properties;
@@ -32,6 +33,7 @@ public final class PgDataSource implements DataSource {
     private final int attemptSeconds;
     private final Set<Connection> opened = ConcurrentHashMap.newKeySet();
     private boolean closed;
+    private volatile SqlRunner.Work<?> warmer;
 
     private PgDataSource(String url, Properties properties, int attemptSeconds) {
         this.url = url;
@@ -54,12 +56,41 @@ public final class PgDataSource implements DataSource {
         props.setProperty("socketTimeout", Long.toString(socketSeconds));
         props.setProperty("tcpKeepAlive", "true");
         props.setProperty("ApplicationName", applicationName);
+        // A store runs the same few statements for its whole life: prepare them on the server from their first use
+        // on a connection, instead of pgjdbc's default of sending them unprepared four times first.
+        props.putIfAbsent("prepareThreshold", "1");
         int attemptSeconds = (int) Math.min(Integer.MAX_VALUE, connectSeconds + socketSeconds);
         return new PgDataSource(target.jdbcUrl(), props, attemptSeconds);
     }
 
+    /**
+     * Like {@link #of}, for the LISTEN connection: its sockets come from {@link ListenSocketFactory}, so that pgjdbc
+     * hands over each notification as soon as it has read it, unless the URI names a socket factory of its own.
+     */
+    public static PgDataSource forListening(PgTarget target, Duration connectTimeout, Duration statementTimeout,
+            String applicationName) {
+        PgDataSource source = of(target, connectTimeout, statementTimeout, applicationName);
+        source.properties.putIfAbsent(ListenSocketFactory.PROPERTY, ListenSocketFactory.class.getName());
+        return source;
+    }
+
     private static long seconds(Duration duration) {
         return Math.max(1, (duration.toMillis() + 999) / 1000);
+    }
+
+    /** A copy of the driver properties (for tests: what pgjdbc is given, password included). */
+    Properties properties() {
+        Properties copy = new Properties();
+        copy.putAll(properties);
+        return copy;
+    }
+
+    /**
+     * Runs {@code work} on every connection opened from now on, before it is handed out (to the pool, on the pool's
+     * own thread): see {@link PgLeases#warm}. A warm-up that fails is only logged: the connection works without it.
+     */
+    public void warmWith(SqlRunner.Work<?> work) {
+        this.warmer = work;
     }
 
     @Override
@@ -67,6 +98,14 @@ public final class PgDataSource implements DataSource {
         Connection connection = DRIVER.connect(url, properties);
         if (connection == null) {
             throw new SQLException("pgjdbc does not accept " + url);
+        }
+        SqlRunner.Work<?> warm = warmer;
+        if (warm != null) {
+            try {
+                warm.run(connection);
+            } catch (SQLException | RuntimeException e) {
+                log.debug("Warming up a new connection failed ({}); it is used as it is", e.toString());
+            }
         }
         synchronized (this) {
             if (!closed) {

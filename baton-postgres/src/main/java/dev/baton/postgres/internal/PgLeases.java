@@ -4,6 +4,7 @@ import dev.baton.core.NodeInfo;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -36,6 +37,10 @@ public final class PgLeases {
      */
     private static final String CLOCK_MICROS =
             "CAST(floor(extract(epoch FROM clock_timestamp()) * 1000000) AS bigint)";
+
+    /** The group of {@link #warm}'s statements: empty, so never an election's. */
+    static final String WARM_UP_GROUP = "";
+    private static final NodeInfo WARM_UP_NODE = NodeInfo.of("baton-warm-up", "baton-warm-up");
 
     private final SqlRunner sql;
     private final Tables tables;
@@ -88,65 +93,97 @@ public final class PgLeases {
 
     /** See {@link dev.baton.core.store.LeaseStore#acquire}. */
     public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
-        String prefix = NoticePayload.prefix(NoticePayload.Kind.LEASE, group)
-                + LeaseNotice.Kind.ACQUIRED.name().toLowerCase(java.util.Locale.ROOT) + " ";
-        return sql.submit("acquire", c -> {
-            try (PreparedStatement ps = c.prepareStatement(acquire)) {
-                NodeColumns.bind(Params.of(ps).text(group).text(candidate.id()).bigint(millis(ttl))
-                        .text(candidate.channelName()).text(tables.channel()).text(prefix), candidate);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        throw new SQLException("acquire returned no row");
-                    }
-                    long term = rs.getLong("term");
-                    if (rs.getBoolean("granted")) {
-                        return new AcquireResult.Granted(term);
-                    }
-                    return new AcquireResult.Denied(new Lease(rs.getString("leader_id"), term,
-                            remaining(rs.getLong("remaining_us"))));
-                }
-            }
-        });
+        return sql.submit("acquire", c -> acquire(c, group, candidate, ttl));
     }
 
     /** See {@link dev.baton.core.store.LeaseStore#renew}. */
     public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
-        return sql.submit("renew", c -> {
-            try (PreparedStatement ps = c.prepareStatement(renew)) {
-                Params.of(ps).bigint(millis(ttl)).text(group).text(nodeId).bigint(term);
-                return ps.executeUpdate() == 1;
-            }
-        });
+        return sql.submit("renew", c -> renew(c, group, nodeId, term, ttl));
     }
 
     /** See {@link dev.baton.core.store.LeaseStore#release}; the notice goes out when the update commits. */
     public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
-        String notice = NoticePayload.prefix(NoticePayload.Kind.LEASE, group)
-                + new LeaseNotice(LeaseNotice.Kind.RELEASED, nodeId, term).encode();
-        return sql.submit("release", c -> {
-            try (PreparedStatement ps = c.prepareStatement(release)) {
-                Params.of(ps).text(group).text(nodeId).bigint(term).text(tables.channel()).text(notice);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next();
-                }
-            }
-        });
+        return sql.submit("release", c -> release(c, group, nodeId, term));
     }
 
     /** See {@link dev.baton.core.store.LeaseStore#read}. */
     public CompletableFuture<Optional<Lease>> read(String group) {
-        return sql.submit("read lease", c -> {
-            try (PreparedStatement ps = c.prepareStatement(read)) {
-                Params.of(ps).text(group);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return Optional.empty();
-                    }
-                    return Optional.of(new Lease(rs.getString("leader_id"), rs.getLong("term"),
-                            remaining(rs.getLong("remaining_us"))));
-                }
+        return sql.submit("read lease", c -> read(c, group));
+    }
+
+    /**
+     * Runs every lease statement once on a new connection, in a transaction that is rolled back, so that the
+     * connection's first real acquire or release finds them prepared on the server and the tables' metadata loaded
+     * in its backend, instead of paying for both in the middle of a handover. The group is {@value #WARM_UP_GROUP}
+     * (empty), which no election can use (a group must not be blank), and the rollback leaves no row and sends no
+     * notification.
+     */
+    public void warm(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            read(c, WARM_UP_GROUP);
+            renew(c, WARM_UP_GROUP, WARM_UP_NODE.id(), 0, Duration.ofMillis(1));
+            acquire(c, WARM_UP_GROUP, WARM_UP_NODE, Duration.ofMillis(1));
+            release(c, WARM_UP_GROUP, WARM_UP_NODE.id(), 0);
+        } finally {
+            try {
+                c.rollback();
+            } finally {
+                c.setAutoCommit(true);
             }
-        });
+        }
+    }
+
+    private AcquireResult acquire(Connection c, String group, NodeInfo candidate, Duration ttl)
+            throws SQLException {
+        String prefix = NoticePayload.prefix(NoticePayload.Kind.LEASE, group)
+                + LeaseNotice.Kind.ACQUIRED.name().toLowerCase(java.util.Locale.ROOT) + " ";
+        try (PreparedStatement ps = c.prepareStatement(acquire)) {
+            NodeColumns.bind(Params.of(ps).text(group).text(candidate.id()).bigint(millis(ttl))
+                    .text(candidate.channelName()).text(tables.channel()).text(prefix), candidate);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("acquire returned no row");
+                }
+                long term = rs.getLong("term");
+                if (rs.getBoolean("granted")) {
+                    return new AcquireResult.Granted(term);
+                }
+                return new AcquireResult.Denied(new Lease(rs.getString("leader_id"), term,
+                        remaining(rs.getLong("remaining_us"))));
+            }
+        }
+    }
+
+    private boolean renew(Connection c, String group, String nodeId, long term, Duration ttl) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(renew)) {
+            Params.of(ps).bigint(millis(ttl)).text(group).text(nodeId).bigint(term);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    private boolean release(Connection c, String group, String nodeId, long term) throws SQLException {
+        String notice = NoticePayload.prefix(NoticePayload.Kind.LEASE, group)
+                + new LeaseNotice(LeaseNotice.Kind.RELEASED, nodeId, term).encode();
+        try (PreparedStatement ps = c.prepareStatement(release)) {
+            Params.of(ps).text(group).text(nodeId).bigint(term).text(tables.channel()).text(notice);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    private Optional<Lease> read(Connection c, String group) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(read)) {
+            Params.of(ps).text(group);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new Lease(rs.getString("leader_id"), rs.getLong("term"),
+                        remaining(rs.getLong("remaining_us"))));
+            }
+        }
     }
 
     static long millis(Duration ttl) {

@@ -69,12 +69,10 @@ public final class PgRegistry {
                 + "FROM " + tables.clusterNodes() + " n "
                 + "LEFT JOIN " + tables.leaderLease() + " l ON l.group_name = n.group_name "
                 + "AND l.leader_id = n.node_id AND l.expires_at > now() "
-                + NodeColumns.metadataJoin("n.metadata") + " "
                 + "WHERE n.group_name = ? AND n.expires_at > now()";
         this.members = select;
         this.member = select + " AND n.node_id = ?";
         this.leaderInfo = "SELECT " + NodeColumns.selectLeaderInfo() + " FROM " + tables.leaderLease() + " l "
-                + NodeColumns.metadataJoin("l.leader_info->'metadata'") + " "
                 + "WHERE l.group_name = ? AND l.leader_id IS NOT NULL AND l.expires_at > now()";
         this.sweep = "DELETE FROM " + tables.clusterNodes() + " WHERE group_name = ? AND expires_at <= now() "
                 + "RETURNING node_id";

@@ -100,6 +100,8 @@ public final class SqlRunner implements AutoCloseable {
         ThreadPoolExecutor workers = new ThreadPoolExecutor(poolSize, poolSize, 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), workerThreads);
         workers.allowCoreThreadTimeOut(true);
+        // Started now rather than one per task for the first tasks, such as the acquire of a node that has just joined.
+        workers.prestartAllCoreThreads();
         return new SqlRunner(pool, connections, List.of(poolThreads, workerThreads), workers, failures,
                 statementTimeout, connectTimeout);
     }
@@ -132,6 +134,21 @@ public final class SqlRunner implements AutoCloseable {
             return work.run(connection);
         } catch (SQLException | RuntimeException e) {
             throw failures.translate(operation, e);
+        }
+    }
+
+    /**
+     * Prepares every connection for {@code warmer}'s statements (see {@link PgLeases#warm}): the one the pool holds
+     * now, on the calling thread, and each one opened later, before the pool hands it out. So a store's first lease
+     * statements on any connection, such as the acquire of a node that has just joined, do not run cold. Call once
+     * the schema exists; blocks for one warm-up.
+     */
+    public void warmConnections(Work<?> warmer) {
+        connections.warmWith(warmer);
+        try {
+            runNow("warm up", warmer);
+        } catch (StoreException e) {
+            log.debug("Warming up the first connection to {} failed: {}", failures.target(), e.getMessage());
         }
     }
 
