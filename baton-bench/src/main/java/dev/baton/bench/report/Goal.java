@@ -48,8 +48,27 @@ interface Goal {
      */
     static Goal latency(String goal, String run, String section, String baton, String peer, String peerName,
             Metric metric, double boundMillis, boolean beatPeer) {
+        return compared(goal, run, section, baton, peer, peerName, metric, boundMillis,
+                beatPeer ? BELOW_PEER : Double.NaN);
+    }
+
+    /**
+     * Baton's row at {@code metric} must be within {@code maxRatio} times the peer's (at most; e.g. 1.5 for "within
+     * 1.5x of the hand-written floor").
+     */
+    static Goal withinPeer(String goal, String run, String section, String baton, String peer, String peerName,
+            Metric metric, double maxRatio) {
+        return compared(goal, run, section, baton, peer, peerName, metric, Double.NaN, maxRatio);
+    }
+
+    /** {@code peerRatio} value meaning "strictly below the peer". */
+    double BELOW_PEER = 1.0;
+
+    private static Goal compared(String goal, String run, String section, String baton, String peer,
+            String peerName, Metric metric, double boundMillis, double peerRatio) {
+        boolean beatPeer = !Double.isNaN(peerRatio);
         return findings -> {
-            String bound = bound(metric, boundMillis, beatPeer, peerName);
+            String bound = bound(metric, boundMillis, peerRatio, peerName);
             List<Findings.Series> series = findings.series(run).stream()
                     .filter(s -> s.section().toLowerCase(Locale.ROOT).contains(section.toLowerCase(Locale.ROOT)))
                     .toList();
@@ -71,7 +90,7 @@ interface Goal {
                 double r = (double) value / Math.max(1, peerValue);
                 ratio = MarkdownTable.ratio(r) + " at " + metric.label;
                 if (beatPeer) {
-                    met &= r < 1;
+                    met &= peerRatio == BELOW_PEER ? r < 1 : r <= peerRatio;
                 }
             } else if (peer != null) {
                 peerCell = peerName + ": not measured";
@@ -93,10 +112,11 @@ interface Goal {
         return MarkdownTable.millis(s.p50()) + " / " + MarkdownTable.millis(s.p99()) + " ms";
     }
 
-    private static String bound(Metric metric, double boundMillis, boolean beatPeer, String peerName) {
+    private static String bound(Metric metric, double boundMillis, double peerRatio, String peerName) {
         String text = Double.isNaN(boundMillis) ? "" : metric.label + " <= " + trim(boundMillis) + " ms";
-        if (beatPeer) {
-            text += (text.isEmpty() ? "" : ", and ") + metric.label + " below " + peerName + "'s";
+        if (!Double.isNaN(peerRatio)) {
+            text += (text.isEmpty() ? "" : ", and ") + metric.label + (peerRatio == BELOW_PEER ? " below "
+                    : " within " + trim(peerRatio) + "× ") + peerName + "'s";
         }
         return text;
     }
