@@ -11,62 +11,26 @@ import java.util.stream.Collectors;
  * leader is frozen (SIGSTOP: connections stay open, nothing is answered) and let run again on heal. The store stays
  * available through each with two members of three, and a lease's term must still rise and never be issued twice.
  */
-final class EtcdTarget implements ChaosTarget {
+final class EtcdTarget extends ReplicatedStoreTarget {
 
     private static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
             FaultKind.ETCD_MEMBER_KILL, FaultKind.ETCD_LEADER_KILL, FaultKind.ETCD_LEADER_PAUSE);
 
-    private final StoreTimings timings;
     private final EtcdCluster etcd;
     private final String uri;
     private int killed = -1;
     private int paused = -1;
 
     EtcdTarget(StoreTimings timings) {
-        this.timings = timings;
+        super("etcd", FAULTS, timings);
         this.etcd = EtcdCluster.start();
         this.uri = "etcd://" + etcd.clientEndpoints().stream().map(e -> e.substring(e.indexOf("//") + 2))
                 .collect(Collectors.joining(","));
     }
 
     @Override
-    public String name() {
-        return "etcd";
-    }
-
-    @Override
-    public List<FaultKind> faults() {
-        return FAULTS;
-    }
-
-    @Override
-    public String nodeId(int index) {
-        return "n" + (index + 1);
-    }
-
-    @Override
-    public List<String> nodeArgs(int index) {
-        return timings.nodeArgs(uri, nodeId(index));
-    }
-
-    @Override
-    public boolean hasItems() {
-        return true;
-    }
-
-    @Override
-    public boolean fencesInStore() {
-        return true;
-    }
-
-    @Override
-    public Duration leaderBound() {
-        return timings.leaderBound();
-    }
-
-    @Override
-    public Duration leaseTtl() {
-        return timings.leaseTtl();
+    String storeUri(int index) {
+        return uri;
     }
 
     /**

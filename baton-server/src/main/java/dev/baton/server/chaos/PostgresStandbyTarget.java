@@ -31,7 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  * their connections; the fresh pair has Baton's schema already, and its terms (from the database clock) are above
  * every earlier one. The harness waits for a leader elected on the fresh pair before such a trial starts.
  */
-final class PostgresStandbyTarget implements ChaosTarget {
+final class PostgresStandbyTarget extends ReplicatedStoreTarget {
 
     private static final Set<FaultKind> FAILOVERS = EnumSet.of(FaultKind.STANDBY_PROMOTED,
             FaultKind.LAGGING_STANDBY_PROMOTED);
@@ -42,7 +42,6 @@ final class PostgresStandbyTarget implements ChaosTarget {
     private static final Duration STREAMING_STOPS = Duration.ofSeconds(30);
     private static final int LOGIN_TIMEOUT_SECONDS = 5;
 
-    private final StoreTimings timings;
     private final String password = password();
     private final List<FaultProxy> toPrimary = new ArrayList<>();
     private final List<FaultProxy> toStandby = new ArrayList<>();
@@ -51,7 +50,7 @@ final class PostgresStandbyTarget implements ChaosTarget {
     private CompletableFuture<PostgresStandbyTopology> spare;
 
     PostgresStandbyTarget(int nodes, StoreTimings timings) {
-        this.timings = timings;
+        super("postgresql-standby", FAULTS, timings);
         this.pair = freshPair();
         try {
             for (int i = 0; i < nodes; i++) {
@@ -65,50 +64,9 @@ final class PostgresStandbyTarget implements ChaosTarget {
     }
 
     @Override
-    public String name() {
-        return "postgresql-standby";
-    }
-
-    @Override
-    public List<FaultKind> faults() {
-        return FAULTS;
-    }
-
-    @Override
-    public String nodeId(int index) {
-        return "n" + (index + 1);
-    }
-
-    @Override
-    public List<String> nodeArgs(int index) {
-        String uri = "postgresql://" + pair.user() + ":" + password + "@" + HOST + ":" + toPrimary.get(index).port()
+    String storeUri(int index) {
+        return "postgresql://" + pair.user() + ":" + password + "@" + HOST + ":" + toPrimary.get(index).port()
                 + "," + HOST + ":" + toStandby.get(index).port() + "/" + pair.database();
-        return timings.nodeArgs(uri, nodeId(index));
-    }
-
-    @Override
-    public boolean hasItems() {
-        return true;
-    }
-
-    @Override
-    public boolean fencesInStore() {
-        return true;
-    }
-
-    @Override
-    public Duration leaderBound() {
-        return timings.leaderBound();
-    }
-
-    @Override
-    public Duration leaseTtl() {
-        return timings.leaseTtl();
-    }
-
-    @Override
-    public double holdScale() {
-        return timings.holdScale();
     }
 
     /** Moves the nodes to the fresh pair when a failover is next and the standby of the current one was promoted. */

@@ -13,13 +13,12 @@ import java.util.stream.IntStream;
  * The nodes connect straight to the cluster nodes (a cluster client learns their addresses from the cluster itself),
  * so there are no per-node proxied links and no link faults.
  */
-final class RedisClusterTarget implements ChaosTarget {
+final class RedisClusterTarget extends ReplicatedStoreTarget {
 
     private static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
             FaultKind.CLUSTER_MASTER_KILL, FaultKind.CLUSTER_FAILOVER, FaultKind.CLUSTER_SLOT_MIGRATION);
     private static final int CLUSTER_NODES = 6;
 
-    private final StoreTimings timings;
     private final String groupKey;
     private final RedisClusterTopology cluster;
     private final String uri;
@@ -30,7 +29,7 @@ final class RedisClusterTarget implements ChaosTarget {
      * @param group the group the nodes run in: the faults aim at the master that serves its slot
      */
     RedisClusterTarget(StoreTimings timings, String group) {
-        this.timings = timings;
+        super("redis-cluster", FAULTS, timings);
         this.groupKey = "{" + group + "}:term";
         this.cluster = RedisClusterTopology.start();
         this.uri = "redis-cluster://" + cluster.seedAddresses().stream()
@@ -38,43 +37,8 @@ final class RedisClusterTarget implements ChaosTarget {
     }
 
     @Override
-    public String name() {
-        return "redis-cluster";
-    }
-
-    @Override
-    public List<FaultKind> faults() {
-        return FAULTS;
-    }
-
-    @Override
-    public String nodeId(int index) {
-        return "n" + (index + 1);
-    }
-
-    @Override
-    public List<String> nodeArgs(int index) {
-        return timings.nodeArgs(uri, nodeId(index));
-    }
-
-    @Override
-    public boolean hasItems() {
-        return true;
-    }
-
-    @Override
-    public boolean fencesInStore() {
-        return true;
-    }
-
-    @Override
-    public Duration leaderBound() {
-        return timings.leaderBound();
-    }
-
-    @Override
-    public Duration leaseTtl() {
-        return timings.leaseTtl();
+    String storeUri(int index) {
+        return uri;
     }
 
     @Override

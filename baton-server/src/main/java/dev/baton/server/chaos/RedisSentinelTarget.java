@@ -21,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  * replicates again. There are no per-node links here: the data nodes' addresses come from the Sentinels, so a proxy
  * in front of them would be bypassed.
  */
-final class RedisSentinelTarget implements ChaosTarget {
+final class RedisSentinelTarget extends ReplicatedStoreTarget {
 
     private static final Set<FaultKind> FAILOVERS = EnumSet.of(FaultKind.SENTINEL_PRIMARY_KILLED,
             FaultKind.SENTINEL_LAGGING_PROMOTED, FaultKind.SENTINEL_FAILOVER);
@@ -32,60 +32,19 @@ final class RedisSentinelTarget implements ChaosTarget {
     private static final Duration FAILOVER_SPACING = Duration.ofSeconds(10);
 
     private final RedisSentinelTopology redis;
-    private final StoreTimings timings;
     private final List<Integer> lagging = new ArrayList<>();
     private InetSocketAddress primaryBefore;
     private int killed = -1;
     private long lastFailover;
 
     RedisSentinelTarget(StoreTimings timings) {
-        this.timings = timings;
+        super("redis-sentinel", FAULTS, timings);
         this.redis = RedisSentinelTopology.start();
     }
 
     @Override
-    public String name() {
-        return "redis-sentinel";
-    }
-
-    @Override
-    public List<FaultKind> faults() {
-        return FAULTS;
-    }
-
-    @Override
-    public String nodeId(int index) {
-        return "n" + (index + 1);
-    }
-
-    @Override
-    public List<String> nodeArgs(int index) {
-        return timings.nodeArgs(redis.sentinelUri(), nodeId(index));
-    }
-
-    @Override
-    public boolean hasItems() {
-        return true;
-    }
-
-    @Override
-    public boolean fencesInStore() {
-        return true;
-    }
-
-    @Override
-    public Duration leaderBound() {
-        return timings.leaderBound();
-    }
-
-    @Override
-    public Duration leaseTtl() {
-        return timings.leaseTtl();
-    }
-
-    @Override
-    public double holdScale() {
-        return timings.holdScale();
+    String storeUri(int index) {
+        return redis.sentinelUri();
     }
 
     /**
