@@ -43,8 +43,9 @@ public final class Baton {
     /**
      * Connects to the store a backend URI names: {@code memory} (an in-memory store, this process only), or any form
      * a backend module on the class path accepts through its {@link dev.baton.core.spi.StoreConnector}:
-     * {@code redis://}, {@code rediss://} and {@code redis-sentinel://} with {@code baton-redis},
-     * {@code postgresql://} with {@code baton-postgres}. The caller closes the store (after the elections on it).
+     * {@code redis://}, {@code rediss://}, {@code redis-sentinel://} and {@code redis-cluster://} with
+     * {@code baton-redis}, {@code postgresql://} with {@code baton-postgres}, {@code etcd://} with {@code baton-etcd}.
+     * The caller closes the store (after the elections on it).
      *
      * @throws IllegalArgumentException if the URI is malformed, of an unknown form (the message lists the forms
      *                                  accepted) or of a backend whose module is not on the class path (the message
