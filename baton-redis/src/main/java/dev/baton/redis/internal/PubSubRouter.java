@@ -59,7 +59,7 @@ public final class PubSubRouter implements ChannelRouter {
         if (closed) {
             CompletableFuture<Void> failed = CompletableFuture.failedFuture(
                     failures.translate("subscribe to " + channel, new IllegalStateException("store is closed")));
-            return new RoutedSubscription(channel, handler, failed);
+            return new ChannelSubscription(channel, handler, failed, this::unsubscribe);
         }
         Channel state = channels.get(channel);
         if (state == null) {
@@ -68,7 +68,7 @@ public final class PubSubRouter implements ChannelRouter {
             sendSubscribe(channel, state);
         }
         state.handlers.add(handler);
-        return new RoutedSubscription(channel, handler, state.confirmed);
+        return new ChannelSubscription(channel, handler, state.confirmed, this::unsubscribe);
     }
 
     /** Drops every subscription; nothing is delivered afterwards. The connection's owner closes it. */
@@ -141,31 +141,5 @@ public final class PubSubRouter implements ChannelRouter {
     private static final class Channel {
         final List<Consumer<byte[]>> handlers = new CopyOnWriteArrayList<>();
         volatile CompletableFuture<Void> confirmed = new CompletableFuture<>();
-    }
-
-    private final class RoutedSubscription implements Subscription {
-        private final String channel;
-        private final Consumer<byte[]> handler;
-        private final CompletableFuture<Void> ready;
-        private boolean closedSubscription;
-
-        RoutedSubscription(String channel, Consumer<byte[]> handler, CompletableFuture<Void> confirmed) {
-            this.channel = channel;
-            this.handler = handler;
-            this.ready = confirmed.copy();
-        }
-
-        @Override
-        public CompletableFuture<Void> ready() {
-            return ready;
-        }
-
-        @Override
-        public synchronized void close() {
-            if (!closedSubscription) {
-                closedSubscription = true;
-                unsubscribe(channel, handler);
-            }
-        }
     }
 }

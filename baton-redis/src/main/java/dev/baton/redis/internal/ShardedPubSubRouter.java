@@ -81,7 +81,7 @@ public final class ShardedPubSubRouter implements ChannelRouter {
         if (closed) {
             CompletableFuture<Void> failed = CompletableFuture.failedFuture(
                     failures.translate("subscribe to " + channel, new IllegalStateException("store is closed")));
-            return new ShardedSubscription(channel, handler, failed);
+            return new ChannelSubscription(channel, handler, failed, this::unsubscribe);
         }
         Channel state = channels.get(channel);
         if (state == null) {
@@ -90,7 +90,7 @@ public final class ShardedPubSubRouter implements ChannelRouter {
             subscribeOnOwner(channel, state);
         }
         state.handlers.add(handler);
-        return new ShardedSubscription(channel, handler, state.confirmed);
+        return new ChannelSubscription(channel, handler, state.confirmed, this::unsubscribe);
     }
 
     @Override
@@ -274,31 +274,5 @@ public final class ShardedPubSubRouter implements ChannelRouter {
         String nodeId;
         boolean pending;
         boolean lost;
-    }
-
-    private final class ShardedSubscription implements Subscription {
-        private final String channel;
-        private final Consumer<byte[]> handler;
-        private final CompletableFuture<Void> ready;
-        private boolean closedSubscription;
-
-        ShardedSubscription(String channel, Consumer<byte[]> handler, CompletableFuture<Void> confirmed) {
-            this.channel = channel;
-            this.handler = handler;
-            this.ready = confirmed.copy();
-        }
-
-        @Override
-        public CompletableFuture<Void> ready() {
-            return ready;
-        }
-
-        @Override
-        public synchronized void close() {
-            if (!closedSubscription) {
-                closedSubscription = true;
-                unsubscribe(channel, handler);
-            }
-        }
     }
 }
