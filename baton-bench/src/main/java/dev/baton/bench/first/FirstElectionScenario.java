@@ -12,6 +12,7 @@ import dev.baton.bench.stats.PhaseBreakdown;
 import dev.baton.bench.stats.Samples;
 import dev.baton.bench.stats.SideBySide;
 import dev.baton.bench.support.Environment;
+import dev.baton.bench.support.PeerVersions;
 import dev.baton.bench.support.RedissonClients;
 import dev.baton.bench.support.TracingStore;
 import dev.baton.core.Baton;
@@ -120,10 +121,10 @@ public final class FirstElectionScenario implements Scenario {
                 System.err.println("first-election redis: Redisson ...");
                 RedissonClient redisson = RedissonClients.create(redis.uri());
                 try {
-                    report.add("Redisson tryLock()", redisson(redisson, true, warmup, n).summary(),
-                            "3.35.0, new lock name each time");
-                    report.add("Redisson lock()", redisson(redisson, false, warmup, n).summary(),
-                            "3.35.0, new lock name each time");
+                    report.add("Redisson tryLock() " + PeerVersions.redisson(), redisson(redisson, true, warmup, n).summary(),
+                            "new lock name each time");
+                    report.add("Redisson lock() " + PeerVersions.redisson(), redisson(redisson, false, warmup, n).summary(),
+                            "new lock name each time");
                 } finally {
                     redisson.shutdown(0, 2, TimeUnit.SECONDS);
                 }
