@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A {@link Scheduler} (and {@link Executor}) whose tasks run one at a time, in order, on daemon threads shared by
  * every election of the JVM: what {@code Baton.election(store)} gives an election that was not handed its own
- * threads. An election built and started no longer pays for starting two threads, which dominated its first
- * election; an idle one holds none. Timers fire on one shared timer thread, which only queues the task here.
+ * threads. An election built and started no longer pays for starting two threads of its own, which dominated its
+ * first election. Threads start on demand and stop after a minute without work, so a JVM whose elections have all
+ * closed is soon left with none. Timers fire on one shared timer thread, which only queues the task here.
  *
  * <p>Each instance is its own serial queue, so an election's state machine (or its listeners) never runs two tasks
  * at once, and a task that blocks holds up only its own queue (and one shared thread). A task that throws is logged
@@ -114,6 +115,9 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
     private static ScheduledThreadPoolExecutor timers() {
         ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, daemon("baton-election-timer"));
         timers.setRemoveOnCancelPolicy(true);
+        // Like the workers, the timer thread stops once no timer has been pending for a while.
+        timers.setKeepAliveTime(IDLE_THREAD_KEEP_ALIVE.toSeconds(), TimeUnit.SECONDS);
+        timers.allowCoreThreadTimeOut(true);
         return timers;
     }
 
