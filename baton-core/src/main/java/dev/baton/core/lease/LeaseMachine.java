@@ -112,8 +112,10 @@ final class LeaseMachine {
         state = State.FOLLOWING;
         output.started();
         leaseNotices = storeCalls.watch(this::onNoticeArrived);
-        openElection();
+        // The acquire goes out before ElectionStarted is emitted, so that listeners woken by it (the event log's
+        // write among them) do not compete with the first election; its reply is handled in a later task anyway.
         attempt();
+        openElection();
         // Registering after the acquire keeps the registry write off the first election's path.
         membership.start();
     }
