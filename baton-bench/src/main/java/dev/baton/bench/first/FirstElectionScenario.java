@@ -50,9 +50,9 @@ public final class FirstElectionScenario implements Scenario {
 
     /** Where the election's scheduler and listeners run. */
     private enum Threads {
-        /** What users get by default: the election creates both threads, lazily, when it starts. */
+        /** What users get by default: the election's own queues on the daemon threads its JVM's elections share. */
         OWN,
-        /** Listeners run on the election's scheduler thread; only that thread is created. */
+        /** Listeners run directly in the election's scheduler queue. */
         DIRECT_EVENTS,
         /** A scheduler and an event executor that are already running are passed in; no thread is created. */
         SUPPLIED
@@ -150,7 +150,7 @@ public final class FirstElectionScenario implements Scenario {
 
     private static String note(Threads threads) {
         return switch (threads) {
-            case OWN -> "defaults(); the election starts its scheduler and event threads";
+            case OWN -> "defaults(); the election's scheduler and event queues on shared threads";
             case DIRECT_EVENTS -> "defaults(), eventExecutor(Runnable::run)";
             case SUPPLIED -> "scheduler(...) and eventExecutor(...) passed in, already running";
         };
@@ -181,7 +181,7 @@ public final class FirstElectionScenario implements Scenario {
             Map<String, String> explained = new LinkedHashMap<>();
             explained.put("start() -> acquire sent", path.startToAcquire());
             explained.put("acquire round trip", path.firstAcquire());
-            explained.put("granted -> listener (t1)", "hop to the scheduler thread, then to the listener's thread");
+            explained.put("granted -> listener (t1)", "hop to the election's queue, then to the listener's");
             this.phases = new PhaseBreakdown(warmup, n, explained);
         }
 
