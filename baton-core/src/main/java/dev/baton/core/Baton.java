@@ -153,7 +153,8 @@ public final class Baton {
                 throw new IllegalArgumentException("group must be set");
             }
             NodeInfo self = node != null ? node : NodeInfo.create("baton");
-            PooledScheduler ownScheduler = scheduler == null ? new PooledScheduler() : null;
+            // The machine's tasks never block, unless listeners run directly in its queue (eventExecutor given).
+            PooledScheduler ownScheduler = scheduler == null ? new PooledScheduler(eventExecutor == null) : null;
             PooledScheduler ownEvents = eventExecutor == null ? new PooledScheduler() : null;
             Runnable afterClose = () -> {
                 if (ownEvents != null) {

@@ -142,4 +142,68 @@ class PooledSchedulerTest {
         assertThat(other.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(droppedRan).isFalse();
     }
+
+    @Test
+    void aQueueStartedByAQuickQueueRunsOnItsThreadOnceItIsIdle() throws Exception {
+        PooledScheduler machine = new PooledScheduler(true);
+        PooledScheduler listeners = new PooledScheduler();
+        Thread[] threads = new Thread[2];
+        CountDownLatch done = new CountDownLatch(1);
+        machine.execute(() -> {
+            listeners.execute(() -> {
+                threads[1] = Thread.currentThread();
+                done.countDown();
+            });
+            threads[0] = Thread.currentThread();
+        });
+
+        assertThat(done.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(threads[1]).as("no second thread woken").isSameAs(threads[0]);
+    }
+
+    @Test
+    void whatABusyQuickQueueStartedDoesNotWaitBehindIt() throws Exception {
+        PooledScheduler machine = new PooledScheduler(true);
+        PooledScheduler listeners = new PooledScheduler();
+        CountDownLatch listenerRan = new CountDownLatch(1);
+        AtomicBoolean sawListener = new AtomicBoolean();
+        CountDownLatch done = new CountDownLatch(1);
+        machine.execute(() -> {
+            machine.execute(() -> {
+                // Stands in for more machine work: the listener must not be waiting for it to end.
+                try {
+                    sawListener.set(listenerRan.await(WAIT_SECONDS, TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                done.countDown();
+            });
+            listeners.execute(listenerRan::countDown);
+        });
+
+        assertThat(done.await(2 * WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(sawListener).isTrue();
+    }
+
+    @Test
+    void aQueueThatMayBlockNeverHoldsUpTheQueuesItStarts() throws Exception {
+        PooledScheduler listeners = new PooledScheduler();
+        PooledScheduler machine = new PooledScheduler(true);
+        CountDownLatch machineRan = new CountDownLatch(1);
+        AtomicBoolean sawMachine = new AtomicBoolean();
+        CountDownLatch done = new CountDownLatch(1);
+        listeners.execute(() -> {
+            machine.execute(machineRan::countDown);
+            // A listener that blocks until the machine has run: it must run elsewhere meanwhile.
+            try {
+                sawMachine.set(machineRan.await(WAIT_SECONDS, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            done.countDown();
+        });
+
+        assertThat(done.await(2 * WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(sawMachine).isTrue();
+    }
 }
