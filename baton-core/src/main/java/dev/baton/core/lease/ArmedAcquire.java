@@ -1,6 +1,5 @@
 package dev.baton.core.lease;
 
-import dev.baton.core.NodeInfo;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -22,13 +21,12 @@ final class ArmedAcquire {
      *
      * @param generation the machine's generation; a reply from an older one is treated as stale
      * @param minTerm    the lowest released term worth contending for (older notices are stale)
-     * @param candidate  this node as the lease should record it
      */
-    record Shot(long generation, long minTerm, NodeInfo candidate) {
+    record Shot(long generation, long minTerm) {
     }
 
     /** The marker of a shot fired but not yet taken over by the machine. */
-    private static final Shot FIRED = new Shot(Long.MIN_VALUE, Long.MAX_VALUE, null);
+    private static final Shot FIRED = new Shot(Long.MIN_VALUE, Long.MAX_VALUE);
 
     private final AtomicReference<Shot> shot = new AtomicReference<>();
 

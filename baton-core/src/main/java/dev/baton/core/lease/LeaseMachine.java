@@ -361,7 +361,8 @@ final class LeaseMachine {
         }
         scheduler.execute(() -> onFiredAcquire(notice));
         long sentAt = clock.nanoTime();
-        storeCalls.acquire(shot.candidate(),
+        // The node as it is now (its metadata may have changed since the acquire was armed).
+        storeCalls.acquire(membership.self().withRole(Role.LEADER),
                 (result, error) -> onAcquireReply(shot.generation(), sentAt, result, error), this::onLateAcquireReply);
     }
 
@@ -386,7 +387,7 @@ final class LeaseMachine {
      */
     private void armIfWaiting() {
         if (state == State.FOLLOWING && !acquireInFlight && !holdingOff && config.releaseJitter().isZero()) {
-            armed.arm(new ArmedAcquire.Shot(generation, highestTermSeen, membership.self().withRole(Role.LEADER)));
+            armed.arm(new ArmedAcquire.Shot(generation, highestTermSeen));
         } else {
             armed.disarm();
         }
