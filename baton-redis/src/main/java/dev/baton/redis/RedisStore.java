@@ -82,10 +82,10 @@ import org.slf4j.LoggerFactory;
  * {@code docs/redis-sentinel.md} and {@link RedisStoreOptions.Builder#acquireReplicas} for what a lease promises
  * across a failover.
  *
- * <p><b>Failures.</b> Methods never block: they return futures completed on the store's Lettuce I/O thread. A command fails
- * with {@link dev.baton.core.store.StoreTimeoutException} after {@link RedisStoreOptions#commandTimeout()}, and at
- * once with {@link StoreException} while Redis is unreachable (commands are rejected, not queued); the connection
- * reconnects by itself. Scripts are loaded at connect and reloaded if the server forgot them ({@code NOSCRIPT}).
+ * <p><b>Failures.</b> Methods never block: they return futures completed on the store's Lettuce I/O thread. A
+ * command fails with {@link dev.baton.core.store.StoreTimeoutException} after
+ * {@link RedisStoreOptions#commandTimeout()}, and at once with {@link StoreException} while Redis is unreachable
+ * (commands are rejected, not queued); the connection reconnects by itself. Scripts are loaded at connect and reloaded if the server forgot them ({@code NOSCRIPT}).
  *
  * <p><b>Threads.</b> Each store owns its Lettuce resources (one I/O thread shared by both connections, and two
  * computation threads) and shuts them down in {@link #close()}. Message and notice handlers run on the I/O thread and

@@ -121,9 +121,10 @@ public final class FirstElectionScenario implements Scenario {
                 System.err.println("first-election redis: Redisson ...");
                 RedissonClient redisson = RedissonClients.create(redis.uri());
                 try {
-                    report.add("Redisson tryLock() " + PeerVersions.redisson(), redisson(redisson, true, warmup, n).summary(),
+                    String version = PeerVersions.redisson();
+                    report.add("Redisson tryLock() " + version, redisson(redisson, true, warmup, n).summary(),
                             "new lock name each time");
-                    report.add("Redisson lock() " + PeerVersions.redisson(), redisson(redisson, false, warmup, n).summary(),
+                    report.add("Redisson lock() " + version, redisson(redisson, false, warmup, n).summary(),
                             "new lock name each time");
                 } finally {
                     redisson.shutdown(0, 2, TimeUnit.SECONDS);
