@@ -29,9 +29,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A queue made {@linkplain #PooledScheduler(boolean) quick} promises that its tasks never block, which saves a
  * thread wake-up per hand-off: another queue it starts (the election's listeners, when the machine emits an event)
- * runs on the same thread right after the task that started it, instead of waking a second thread while this one
- * goes idle. If the quick queue still has work, that work moves to another thread, so neither waits behind the
- * other; and a queue that may block (listeners) never holds up another this way.
+ * runs on the same thread as soon as the quick queue is idle, instead of waking a second thread while this one goes
+ * idle. If the quick queue still has work, the queues it started go to other threads at once, so they never wait
+ * behind it; and a queue that may block (listeners) never holds up another this way.
  */
 public final class PooledScheduler implements Scheduler, Executor, AutoCloseable {
 
@@ -143,11 +143,8 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
                 } catch (RuntimeException | Error e) {
                     log.error("Scheduled task failed", e);
                 }
-                if (quick && !FOLLOW_UPS.get().isEmpty() && hasMoreTasks()) {
-                    // What this task started (the listeners of an event it emitted) goes first, on this thread; the
-                    // rest of this queue continues on another. Either way nothing waits behind the other.
-                    WORKERS.execute(this::run);
-                    return;
+                if (quick) {
+                    handOffFollowUpsIfBusy();
                 }
             }
         } finally {
@@ -155,9 +152,21 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
         }
     }
 
-    private boolean hasMoreTasks() {
+    /** The queues this one started must not wait behind more of its own work: other threads take them. */
+    private void handOffFollowUpsIfBusy() {
+        ArrayDeque<PooledScheduler> followUps = FOLLOW_UPS.get();
+        if (followUps.isEmpty()) {
+            return;
+        }
+        boolean busy;
         synchronized (tasks) {
-            return !closed && !tasks.isEmpty();
+            busy = !closed && !tasks.isEmpty();
+        }
+        if (busy) {
+            PooledScheduler next;
+            while ((next = followUps.poll()) != null) {
+                WORKERS.execute(next::run);
+            }
         }
     }
 
