@@ -153,8 +153,7 @@ public final class Baton {
                 throw new IllegalArgumentException("group must be set");
             }
             NodeInfo self = node != null ? node : NodeInfo.create("baton");
-            // The machine's tasks never block, unless listeners run directly in its queue (eventExecutor given).
-            PooledScheduler ownScheduler = scheduler == null ? new PooledScheduler(eventExecutor == null) : null;
+            PooledScheduler ownScheduler = scheduler == null ? new PooledScheduler() : null;
             PooledScheduler ownEvents = eventExecutor == null ? new PooledScheduler() : null;
             Runnable afterClose = () -> {
                 if (ownEvents != null) {

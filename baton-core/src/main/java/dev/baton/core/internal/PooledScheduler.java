@@ -26,12 +26,6 @@ import org.slf4j.LoggerFactory;
  * <p>Each instance is its own serial queue, so an election's state machine (or its listeners) never runs two tasks
  * at once, and a task that blocks holds up only its own queue (and one shared thread). A task that throws is logged
  * and does not stop the queue. After {@link #close()} new tasks are dropped, as are pending ones.
- *
- * <p>A queue made {@linkplain #PooledScheduler(boolean) quick} promises that its tasks never block, which saves a
- * thread wake-up per hand-off: another queue it starts (the election's listeners, when the machine emits an event)
- * runs on the same thread as soon as the quick queue is idle, instead of waking a second thread while this one goes
- * idle. If the quick queue still has work, the queues it started go to other threads at once, so they never wait
- * behind it; and a queue that may block (listeners) never holds up another this way.
  */
 public final class PooledScheduler implements Scheduler, Executor, AutoCloseable {
 
@@ -41,26 +35,10 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
             IDLE_THREAD_KEEP_ALIVE.toSeconds(), TimeUnit.SECONDS, new SynchronousQueue<>(), daemon("baton-election"));
     private static final ScheduledThreadPoolExecutor TIMERS = timers();
     private static final ThreadLocal<PooledScheduler> RUNNING = new ThreadLocal<>();
-    /** Queues started by a quick queue's tasks on this thread, to be drained here once it is idle. */
-    private static final ThreadLocal<ArrayDeque<PooledScheduler>> FOLLOW_UPS = ThreadLocal.withInitial(ArrayDeque::new);
 
-    private final boolean quick;
     private final Queue<Runnable> tasks = new ArrayDeque<>();
     private boolean draining;
     private volatile boolean closed;
-
-    /** A queue whose tasks may block (listeners, say). */
-    public PooledScheduler() {
-        this(false);
-    }
-
-    /**
-     * @param quick true if no task of this queue ever blocks (a state machine's), so that queues it starts may run
-     *              on its thread once it is idle
-     */
-    public PooledScheduler(boolean quick) {
-        this.quick = quick;
-    }
 
     @Override
     public void execute(Runnable task) {
@@ -74,12 +52,7 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
             }
             draining = true;
         }
-        PooledScheduler current = RUNNING.get();
-        if (current != null && current.quick) {
-            FOLLOW_UPS.get().add(this);
-        } else {
-            WORKERS.execute(this::run);
-        }
+        WORKERS.execute(this::drain);
     }
 
     /** The timer only queues the task here; a task cancelled before it ran never runs. */
@@ -116,16 +89,6 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
         }
     }
 
-    /** On a shared thread: drains this queue, then the queues its tasks started, if it is quick. */
-    private void run() {
-        drain();
-        ArrayDeque<PooledScheduler> followUps = FOLLOW_UPS.get();
-        PooledScheduler next;
-        while ((next = followUps.poll()) != null) {
-            next.drain();
-        }
-    }
-
     private void drain() {
         RUNNING.set(this);
         try {
@@ -143,30 +106,9 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
                 } catch (RuntimeException | Error e) {
                     log.error("Scheduled task failed", e);
                 }
-                if (quick) {
-                    handOffFollowUpsIfBusy();
-                }
             }
         } finally {
             RUNNING.remove();
-        }
-    }
-
-    /** The queues this one started must not wait behind more of its own work: other threads take them. */
-    private void handOffFollowUpsIfBusy() {
-        ArrayDeque<PooledScheduler> followUps = FOLLOW_UPS.get();
-        if (followUps.isEmpty()) {
-            return;
-        }
-        boolean busy;
-        synchronized (tasks) {
-            busy = !closed && !tasks.isEmpty();
-        }
-        if (busy) {
-            PooledScheduler next;
-            while ((next = followUps.poll()) != null) {
-                WORKERS.execute(next::run);
-            }
         }
     }
 
