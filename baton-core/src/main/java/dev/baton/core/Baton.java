@@ -1,12 +1,12 @@
 package dev.baton.core;
 
 import dev.baton.core.eventlog.ClusterEventRecorder;
+import dev.baton.core.internal.PooledScheduler;
 import dev.baton.core.internal.StoreConnectors;
 import dev.baton.core.lease.LeaseElection;
 import dev.baton.core.memory.InMemoryStore;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
-import dev.baton.core.time.ExecutorScheduler;
 import dev.baton.core.time.Scheduler;
 import java.security.SecureRandom;
 import java.util.Locale;
@@ -118,13 +118,19 @@ public final class Baton {
             return this;
         }
 
-        /** Scheduler for the state machine; default: a dedicated thread, stopped when the election closes. */
+        /**
+         * Scheduler for the state machine. Default: the election's own serial queue on daemon threads shared by the
+         * JVM's elections, so building one starts no thread; its tasks never run two at a time.
+         */
         public ElectionBuilder scheduler(Scheduler value) {
             this.scheduler = value;
             return this;
         }
 
-        /** Default executor for listeners; default: a dedicated event thread, stopped when the election closes. */
+        /**
+         * Default executor for listeners. Default: the election's own serial queue on the shared threads, separate
+         * from the state machine's, so a slow listener delays only the election's later events, never its renewals.
+         */
         public ElectionBuilder eventExecutor(Executor value) {
             this.eventExecutor = value;
             return this;
@@ -182,21 +188,21 @@ public final class Baton {
                 throw new IllegalArgumentException("group must be set");
             }
             NodeInfo self = node != null ? node : NodeInfo.create("baton");
-            ExecutorScheduler ownScheduler = scheduler == null ? new ExecutorScheduler("election-" + group) : null;
-            ExecutorScheduler ownEvents = eventExecutor == null ? new ExecutorScheduler("events-" + group) : null;
+            PooledScheduler ownScheduler = scheduler == null ? new PooledScheduler() : null;
+            PooledScheduler ownEvents = eventExecutor == null ? new PooledScheduler() : null;
             Runnable afterClose = () -> {
                 if (ownEvents != null) {
-                    // Let already-queued events reach listeners before the thread stops.
-                    ownEvents.execute(() -> ownEvents.close(java.time.Duration.ZERO));
+                    // Let already-queued events reach listeners before the queue closes.
+                    ownEvents.execute(ownEvents::close);
                 }
                 if (ownScheduler != null) {
-                    ownScheduler.execute(() -> ownScheduler.close(java.time.Duration.ZERO));
+                    ownScheduler.execute(ownScheduler::close);
                 }
             };
             LeaseElection election = new LeaseElection(store, group, self, config, clock,
                     ownScheduler != null ? ownScheduler : scheduler,
                     random != null ? random : new Random(new SecureRandom().nextLong()),
-                    ownEvents != null ? ownEvents::execute : eventExecutor,
+                    ownEvents != null ? ownEvents : eventExecutor,
                     metrics, afterClose);
             if (releaseOnShutdown != null ? releaseOnShutdown : scheduler == null) {
                 election.releaseOnShutdown();

@@ -75,7 +75,7 @@ public interface Election extends AutoCloseable {
      */
     CompletableFuture<Void> stepDown();
 
-    /** Adds a listener called on the election's event thread. See {@link ElectionListener} for the contract. */
+    /** Adds a listener called on the election's event queue. See {@link ElectionListener} for the contract. */
     Registration addListener(ElectionListener listener);
 
     /** Adds a listener called on {@code executor}, one event at a time, in order. */

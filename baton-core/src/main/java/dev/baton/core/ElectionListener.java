@@ -4,14 +4,16 @@ package dev.baton.core;
  * Receives an election's events.
  *
  * <p>Contract: events of one election are delivered one at a time, in the order they happened, on the executor the
- * listener was added with (by default the election's own event thread, never the caller's thread and never the
- * thread that talks to the store). A listener that throws is logged and does not stop delivery to itself or others.
- * A slow listener delays the events after it, but not the election: renewals go on while listeners run.
+ * listener was added with (by default the election's own event queue, run on daemon threads the JVM's elections
+ * share: never the caller's thread and never the thread that talks to the store). A listener that throws is logged
+ * and does not stop delivery to itself or others. A slow listener delays the events after it, but not the election:
+ * renewals go on while listeners run.
  *
- * <p>Latency: the default event thread costs a thread hand-off per event (about 0.5 ms of a graceful handover on a
+ * <p>Latency: the default event queue costs a thread hand-off per event (about 0.5 ms of a graceful handover on a
  * 2-core VM, see {@code docs/benchmarks.md}). A listener that never blocks may be added with a direct executor,
  * {@code election.addListener(listener, Runnable::run)}, or the election built with
- * {@code eventExecutor(Runnable::run)}: it then runs on the election's own thread, and must return quickly.
+ * {@code eventExecutor(Runnable::run)}: it then runs in the election's own scheduler queue, and must return
+ * quickly.
  *
  * <p>Races to expect: by the time {@code LeadershipAcquired} is delivered the leadership may already be lost (check
  * {@link Leadership#isValid()} and fence writes with the term); {@code LeadershipLost} for a term is delivered exactly

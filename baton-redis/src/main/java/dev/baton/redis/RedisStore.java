@@ -91,13 +91,15 @@ import org.slf4j.LoggerFactory;
  * pub/sub ({@code SPUBLISH}/{@code SSUBSCRIBE}) to the master of each channel's slot. See
  * {@code docs/redis-cluster.md}.
  *
- * <p><b>Failures.</b> Methods never block: they return futures completed on Lettuce's I/O threads. A command fails
- * with {@link dev.baton.core.store.StoreTimeoutException} after {@link RedisStoreOptions#commandTimeout()}, and at
- * once with {@link StoreException} while Redis is unreachable (commands are rejected, not queued); the connection
- * reconnects by itself. Scripts are loaded at connect and reloaded if the server forgot them ({@code NOSCRIPT}).
+ * <p><b>Failures.</b> Methods never block: they return futures completed on the store's Lettuce I/O thread. A
+ * command fails with {@link dev.baton.core.store.StoreTimeoutException} after
+ * {@link RedisStoreOptions#commandTimeout()}, and at once with {@link StoreException} while Redis is unreachable
+ * (commands are rejected, not queued); the connection reconnects by itself. Scripts are loaded at connect and
+ * reloaded if the server forgot them ({@code NOSCRIPT}).
  *
- * <p><b>Threads.</b> Each store owns its Lettuce resources (two I/O and two computation threads) and shuts them down
- * in {@link #close()}. Message and notice handlers run on an I/O thread and must not block.
+ * <p><b>Threads.</b> Each store owns its Lettuce resources (one I/O thread shared by both connections, and two
+ * computation threads) and shuts them down in {@link #close()}. Message and notice handlers run on the I/O thread and
+ * must not block.
  */
 public final class RedisStore implements CoordinationStore {
 

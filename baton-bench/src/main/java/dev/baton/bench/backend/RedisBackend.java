@@ -19,8 +19,8 @@ public final class RedisBackend implements BenchBackend {
     private static final StorePath PATH = new StorePath(
             "EVALSHA release+PUBLISH on Redis, pub/sub message read by the winner's Lettuce I/O thread",
             "EVALSHA acquire; reply completed on the Lettuce I/O thread",
-            "hop to the scheduler thread (created now unless supplied); lease watch SUBSCRIBE sent, ElectionStarted"
-                    + " emitted (the event thread is created now unless supplied), then store.acquire()",
+            "hop to the election's queue (a shared thread unless supplied); lease watch SUBSCRIBE sent, then"
+                    + " store.acquire(); ElectionStarted emitted after it",
             "EVALSHA acquire (the register EVALSHA follows it on the same connection); reply on the Lettuce I/O"
                     + " thread");
 

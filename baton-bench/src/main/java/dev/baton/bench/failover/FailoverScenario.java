@@ -114,7 +114,8 @@ public final class FailoverScenario implements Scenario {
         explained.put("lease expiry -> acquire sent", "a follower wakes at the expiry it read plus 0-5 ms jitter"
                 + " (an early attempt is denied and retried at the new remaining time)");
         explained.put("acquire round trip", backend.path().acquireRoundTrip());
-        explained.put("granted -> listener", "scheduler thread, then the event thread runs the listener");
+        explained.put("granted -> listener", "hop to the election's queue, then to its event queue, where the"
+                + " listener runs");
         PhaseBreakdown phases = new PhaseBreakdown(warmup, n, explained);
         int renewalsCrossed = 0;
         for (int k = 1; k <= warmup + n; k++) {

@@ -12,6 +12,7 @@ import dev.baton.bench.stats.PhaseBreakdown;
 import dev.baton.bench.stats.Samples;
 import dev.baton.bench.stats.SideBySide;
 import dev.baton.bench.support.Environment;
+import dev.baton.bench.support.PeerVersions;
 import dev.baton.bench.support.RedissonClients;
 import dev.baton.bench.support.TracingStore;
 import dev.baton.core.Baton;
@@ -49,9 +50,9 @@ public final class FirstElectionScenario implements Scenario {
 
     /** Where the election's scheduler and listeners run. */
     private enum Threads {
-        /** What users get by default: the election creates both threads, lazily, when it starts. */
+        /** What users get by default: the election's own queues on the daemon threads its JVM's elections share. */
         OWN,
-        /** Listeners run on the election's scheduler thread; only that thread is created. */
+        /** Listeners run directly in the election's scheduler queue. */
         DIRECT_EVENTS,
         /** A scheduler and an event executor that are already running are passed in; no thread is created. */
         SUPPLIED
@@ -120,10 +121,11 @@ public final class FirstElectionScenario implements Scenario {
                 System.err.println("first-election redis: Redisson ...");
                 RedissonClient redisson = RedissonClients.create(redis.uri());
                 try {
-                    report.add("Redisson tryLock()", redisson(redisson, true, warmup, n).summary(),
-                            "3.35.0, new lock name each time");
-                    report.add("Redisson lock()", redisson(redisson, false, warmup, n).summary(),
-                            "3.35.0, new lock name each time");
+                    String version = PeerVersions.redisson();
+                    report.add("Redisson tryLock() " + version, redisson(redisson, true, warmup, n).summary(),
+                            "new lock name each time");
+                    report.add("Redisson lock() " + version, redisson(redisson, false, warmup, n).summary(),
+                            "new lock name each time");
                 } finally {
                     redisson.shutdown(0, 2, TimeUnit.SECONDS);
                 }
@@ -149,7 +151,7 @@ public final class FirstElectionScenario implements Scenario {
 
     private static String note(Threads threads) {
         return switch (threads) {
-            case OWN -> "defaults(); the election starts its scheduler and event threads";
+            case OWN -> "defaults(); the election's scheduler and event queues on shared threads";
             case DIRECT_EVENTS -> "defaults(), eventExecutor(Runnable::run)";
             case SUPPLIED -> "scheduler(...) and eventExecutor(...) passed in, already running";
         };
@@ -180,7 +182,7 @@ public final class FirstElectionScenario implements Scenario {
             Map<String, String> explained = new LinkedHashMap<>();
             explained.put("start() -> acquire sent", path.startToAcquire());
             explained.put("acquire round trip", path.firstAcquire());
-            explained.put("granted -> listener (t1)", "hop to the scheduler thread, then to the listener's thread");
+            explained.put("granted -> listener (t1)", "hop to the election's queue, then to the listener's");
             this.phases = new PhaseBreakdown(warmup, n, explained);
         }
 

@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Release is either {@link Election#close()} (the issue's method; the closed contender is re-created on a fresh
  * store once the next leader is known, so three contend at every release) or {@link Election#stepDown()} (the
- * contender stays and contends again once another node leads). Listeners run on the election's own event thread,
- * as users get by default, or directly on the election's scheduler thread ({@code eventExecutor(Runnable::run)}).
+ * contender stays and contends again once another node leads). Listeners run in the election's own event queue, as
+ * users get by default, or directly in its scheduler queue ({@code eventExecutor(Runnable::run)}).
  */
 public final class BatonContenders implements Contenders {
 
@@ -44,7 +44,7 @@ public final class BatonContenders implements Contenders {
     private LeaderSink sink;
 
     /**
-     * @param directEvents run listeners on the election's scheduler thread instead of its event thread
+     * @param directEvents run listeners in the election's scheduler queue instead of its event queue
      * @param warmup       handovers to leave out of the phase breakdown
      */
     public BatonContenders(BenchBackend backend, Release release, boolean directEvents, String group, int warmup,
@@ -55,13 +55,14 @@ public final class BatonContenders implements Contenders {
         this.group = group;
         Map<String, String> explained = new LinkedHashMap<>();
         explained.put("t0 -> release sent", (release == Release.CLOSE ? "close()" : "stepDown()")
-                + " -> scheduler thread; LeadershipLost delivered to listeners" + (directEvents ? ""
-                : " (event thread and back)") + "; store.release() called");
+                + " -> the election's queue; LeadershipLost delivered to listeners" + (directEvents ? ""
+                : " (event queue and back)") + "; store.release() called");
         explained.put("release sent -> notice at winner", backend.path().releaseToNotice());
-        explained.put("notice -> acquire sent", "hop to the winner's scheduler thread; store.acquire() called");
+        explained.put("notice -> acquire sent", "the winner's armed acquire, sent from the thread that read the"
+                + " notice; store.acquire() called");
         explained.put("acquire round trip", backend.path().acquireRoundTrip());
-        explained.put("granted -> listener (t1)", "hop to the scheduler thread, engine becomes leader, "
-                + (directEvents ? "listener runs there" : "hop to the event thread, listener runs"));
+        explained.put("granted -> listener (t1)", "hop to the election's queue, engine becomes leader, "
+                + (directEvents ? "listener runs there" : "hop to the event queue, listener runs"));
         this.phases = new PhaseBreakdown(warmup, n, explained);
     }
 
@@ -73,7 +74,7 @@ public final class BatonContenders implements Contenders {
 
     @Override
     public String note() {
-        return "defaults(), " + (directEvents ? "eventExecutor(Runnable::run)" : "default event thread");
+        return "defaults(), " + (directEvents ? "eventExecutor(Runnable::run)" : "default event queue");
     }
 
     @Override

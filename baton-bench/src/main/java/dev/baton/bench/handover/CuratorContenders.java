@@ -1,5 +1,6 @@
 package dev.baton.bench.handover;
 
+import dev.baton.bench.support.PeerVersions;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -34,12 +35,12 @@ public final class CuratorContenders implements Contenders {
 
     @Override
     public String name() {
-        return "Curator LeaderLatch";
+        return "Curator LeaderLatch " + PeerVersions.curator();
     }
 
     @Override
     public String note() {
-        return "5.7.0, in-process ZooKeeper, t1 in isLeader()";
+        return "in-process ZooKeeper, t1 in isLeader()";
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.baton.bench.handover;
 
+import dev.baton.bench.support.PeerVersions;
 import dev.baton.bench.support.RedisAdmin;
 import dev.baton.bench.support.RedissonClients;
 import java.time.Duration;
@@ -43,12 +44,12 @@ public final class RedissonContenders implements Contenders {
 
     @Override
     public String name() {
-        return "Redisson RLock";
+        return "Redisson RLock " + PeerVersions.redisson();
     }
 
     @Override
     public String note() {
-        return "3.35.0, lock()/unlock(), t1 when lock() returns";
+        return "lock()/unlock(), t1 when lock() returns";
     }
 
     @Override

@@ -73,6 +73,8 @@ final class LeaseMachine {
     private Cancellable renewTimer = Cancellable.NONE;
     private Cancellable deadlineTimer = Cancellable.NONE;
     private Subscription leaseNotices;
+    /** The waiting follower's acquire, sent straight from the notice thread on a release (see {@link ArmedAcquire}). */
+    private final ArmedAcquire armed = new ArmedAcquire();
 
     LeaseMachine(String group, String nodeId, ElectionConfig config, Clock clock, Scheduler scheduler, Random random,
             ElectionMetrics metrics, LeaseCalls storeCalls, LeaseOutput output, LeaseMembership membership) {
@@ -109,9 +111,11 @@ final class LeaseMachine {
         }
         state = State.FOLLOWING;
         output.started();
-        leaseNotices = storeCalls.watch(notice -> scheduler.execute(() -> onNotice(notice)));
-        openElection();
+        leaseNotices = storeCalls.watch(this::onNoticeArrived);
+        // The acquire goes out before ElectionStarted is emitted, so that listeners woken by it (the event log's
+        // write among them) do not compete with the first election; its reply is handled in a later task anyway.
         attempt();
+        openElection();
         // Registering after the acquire keeps the registry write off the first election's path.
         membership.start();
     }
@@ -120,10 +124,11 @@ final class LeaseMachine {
         if (state != State.FOLLOWING) {
             return;
         }
-        if (acquireInFlight) {
+        if (acquireInFlight || armed.fired()) {
             recheckAfterFlight = true;
             return;
         }
+        armed.disarm();
         if (holdingOff && clock.nanoTime() - holdOffUntil < 0) {
             wakeIn(Duration.ofNanos(holdOffUntil - clock.nanoTime()));
             return;
@@ -177,6 +182,7 @@ final class LeaseMachine {
                 attempt();
             } else {
                 wakeAtExpiry(denied.current().remaining());
+                armIfWaiting();
             }
         }
     }
@@ -194,6 +200,7 @@ final class LeaseMachine {
     }
 
     private void becomeLeader(long term, long sentAt, long deadline) {
+        armed.disarm();
         generation++;
         state = State.LEADING;
         output.publishState(NodeState.LEADER);
@@ -294,6 +301,7 @@ final class LeaseMachine {
     /** Stops counting this node as leader, before anything is told or released. Returns the term given up. */
     private long stopLeading() {
         long term = current.term();
+        armed.disarm();
         generation++;
         state = State.FOLLOWING;
         output.publishState(NodeState.FOLLOWER);
@@ -340,6 +348,51 @@ final class LeaseMachine {
         }
     }
 
+    /**
+     * On the store's notice thread. A release this waiting follower is armed for sends the acquire from here, at once;
+     * the machine hears of it through a task queued before the acquire goes out, so before its reply. Every other
+     * notice is handed to the scheduler.
+     */
+    private void onNoticeArrived(LeaseNotice notice) {
+        ArmedAcquire.Shot shot = notice.kind() == LeaseNotice.Kind.RELEASED ? armed.fire(notice.term()) : null;
+        if (shot == null) {
+            scheduler.execute(() -> onNotice(notice));
+            return;
+        }
+        scheduler.execute(() -> onFiredAcquire(notice));
+        long sentAt = clock.nanoTime();
+        // The node as it is now (its metadata may have changed since the acquire was armed).
+        storeCalls.acquire(membership.self().withRole(Role.LEADER),
+                (result, error) -> onAcquireReply(shot.generation(), sentAt, result, error), this::onLateAcquireReply);
+    }
+
+    /** The acquire the notice thread sent on {@code notice}: from now on it is this machine's acquire in flight. */
+    private void onFiredAcquire(LeaseNotice notice) {
+        armed.takeOver();
+        acquireInFlight = true;
+        if (state != State.FOLLOWING) {
+            return; // closed meanwhile: the reply is from an older generation and a grant is handed back
+        }
+        wakeTimer.cancel();
+        if (notice.term() >= highestTermSeen) {
+            learnLeader(null);
+        }
+        openElection();
+        output.publishState(NodeState.CANDIDATE);
+    }
+
+    /**
+     * Arms the acquire for the next release notice while this node follows and waits, as {@link #onNotice} would
+     * contend on it: not while an acquire is in flight, while holding off after a step-down, or with a release jitter.
+     */
+    private void armIfWaiting() {
+        if (state == State.FOLLOWING && !acquireInFlight && !holdingOff && config.releaseJitter().isZero()) {
+            armed.arm(new ArmedAcquire.Shot(generation, highestTermSeen));
+        } else {
+            armed.disarm();
+        }
+    }
+
     private void releaseQuietly(long term) {
         storeCalls.release(term, (released, error) -> {
         });
@@ -366,6 +419,7 @@ final class LeaseMachine {
                 closeElection(false);
                 if (!acquireInFlight) {
                     wakeAtExpiry(config.leaseTtl());
+                    armIfWaiting();
                 }
             }
             case RELEASED -> {
@@ -401,6 +455,7 @@ final class LeaseMachine {
             released.complete(null);
         }
         boolean wasStarted = state != State.CREATED;
+        armed.disarm();
         state = State.CLOSED;
         output.publishState(NodeState.STOPPED);
         generation++;
@@ -441,8 +496,11 @@ final class LeaseMachine {
     }
 
     private void learnLeader(LeaderInfo leader) {
-        if (leader != null) {
-            highestTermSeen = Math.max(highestTermSeen, leader.term());
+        if (leader != null && leader.term() > highestTermSeen) {
+            highestTermSeen = leader.term();
+            if (armed.armed()) {
+                armIfWaiting(); // re-armed above the newer term: a release of an older one is stale
+            }
         }
         if (!Objects.equals(leader, known)) {
             known = leader;

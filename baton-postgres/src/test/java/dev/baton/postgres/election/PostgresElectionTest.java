@@ -298,6 +298,8 @@ class PostgresElectionTest {
         postgres.pause();
         try {
             await().atMost(BOUND).until(() -> !a.election.isLeader());
+            // isLeader() turns false before listeners are told (stop acting first); the event follows.
+            await().atMost(BOUND).until(() -> !a.events(LeadershipLost.class).isEmpty());
             assertThat(a.events(LeadershipLost.class)).singleElement()
                     .satisfies(lost -> assertThat(lost.reason()).isEqualTo(LossReason.EXPIRED_LOCALLY));
             assertThat(a.election.problem()).isPresent();

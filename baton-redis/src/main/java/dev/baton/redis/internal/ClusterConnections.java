@@ -56,7 +56,7 @@ public final class ClusterConnections implements RedisConnections {
      * On failure everything created so far is shut down before the exception propagates.
      */
     public static ClusterConnections open(List<RedisURI> seeds, Duration commandTimeout, Duration connectTimeout) {
-        ClientResources resources = LettuceResources.create();
+        ClientResources resources = LettuceResources.create(2); // several masters: two event loops
         List<RedisURI> targets = seeds.stream().map(s -> RedisURI.builder(s).withTimeout(commandTimeout).build())
                 .toList();
         RedisClusterClient client = RedisClusterClient.create(resources, targets);

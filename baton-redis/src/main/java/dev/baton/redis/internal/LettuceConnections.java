@@ -21,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
  * closing the store leaves no threads), a client configured to fail fast, a command connection and a pub/sub
  * connection. Keys are UTF-8 strings, values raw bytes.
  *
+ * <p>Both connections share one I/O thread (see {@link #open}).
+ *
  * <p>Failure behaviour, chosen for an election that must notice trouble before its lease runs out: every command
  * times out after the command timeout; while disconnected, commands are rejected at once instead of queued; at most
  * {@value #REQUEST_QUEUE_SIZE} commands may be in flight; reconnects are automatic, backing off from 10 ms to 1 s.
@@ -51,7 +53,10 @@ public final class LettuceConnections implements RedisConnections {
      * created so far is shut down before the exception propagates.
      */
     public static LettuceConnections open(RedisURI uri, Duration commandTimeout, Duration connectTimeout) {
-        ClientResources resources = LettuceResources.create();
+        // One I/O thread for both connections: a lease notice read from the pub/sub connection and the acquire an
+        // armed follower sends in reply leave from the same event loop, so the write needs no wake-up of another
+        // thread, and the store starts one thread fewer.
+        ClientResources resources = LettuceResources.create(1);
         RedisURI target = withTimeout(uri, commandTimeout);
         RedisClient client = RedisClient.create(resources, target);
         client.setOptions(ClientOptions.builder()

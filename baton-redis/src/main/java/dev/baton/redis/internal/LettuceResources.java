@@ -15,10 +15,10 @@ final class LettuceResources {
     private LettuceResources() {
     }
 
-    /** Two I/O and two computation threads; reconnects back off from 10 ms to 1 s. */
-    static ClientResources create() {
+    /** {@code ioThreads} I/O and two computation threads; reconnects back off from 10 ms to 1 s. */
+    static ClientResources create(int ioThreads) {
         return DefaultClientResources.builder()
-                .ioThreadPoolSize(2)
+                .ioThreadPoolSize(ioThreads)
                 .computationThreadPoolSize(2)
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
                         TimeUnit.MILLISECONDS))

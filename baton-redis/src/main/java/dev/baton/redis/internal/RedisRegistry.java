@@ -6,12 +6,12 @@ import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.output.KeyValueStreamingChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -81,15 +81,17 @@ public final class RedisRegistry {
     /**
      * See {@link dev.baton.core.store.RegistryStore#members}. Two commands pipelined on one connection, so Redis runs
      * them back to back: {@code HGETALL} of the hash, then {@code members.lua} for the ids expired by then and the
-     * lease holder.
+     * lease holder. The entries are decoded one by one as {@code HGETALL}'s reply streams in, so decoding overlaps
+     * the transfer of the rest instead of following it, and no map of the raw entries is built.
      */
     public CompletableFuture<List<NodeInfo>> members(String group) {
         return failures.guard("list members", () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
-            CompletableFuture<Map<String, byte[]>> entries = commands.hgetall(k.processes()).toCompletableFuture();
+            DecodedEntries decoded = new DecodedEntries(group);
+            CompletableFuture<Long> entries = commands.hgetall(decoded, k.processes()).toCompletableFuture();
             CompletableFuture<List<Object>> meta = scripts.run(Scripts.MEMBERS, ScriptOutputType.MULTI,
                     new String[] {k.processesExpiry(), k.master()});
-            return entries.thenCombine(meta, (all, reply) -> liveMembers(group, all, reply));
+            return entries.thenCombine(meta, (count, reply) -> decoded.live(reply));
         });
     }
 
@@ -125,20 +127,47 @@ public final class RedisRegistry {
         });
     }
 
-    private List<NodeInfo> liveMembers(String group, Map<String, byte[]> entries, List<Object> meta) {
-        String master = masterOf(meta.get(0));
-        Set<String> expired = new HashSet<>();
-        for (Object id : Replies.list(meta.get(1))) {
-            expired.add(Replies.text(id));
+    /**
+     * The entries of one listing, decoded on the I/O thread as {@code HGETALL} streams them (readable entries only,
+     * each beside its hash field). Roles are settled once the lease holder is known.
+     */
+    private final class DecodedEntries implements KeyValueStreamingChannel<String, byte[]> {
+        private final String group;
+        private final List<String> ids = new ArrayList<>();
+        private final List<NodeInfo> nodes = new ArrayList<>();
+
+        DecodedEntries(String group) {
+            this.group = group;
         }
-        List<NodeInfo> live = new ArrayList<>(entries.size());
-        entries.forEach((id, json) -> {
-            if (!expired.contains(id)) {
-                decode(group, id, json, master).ifPresent(live::add);
+
+        @Override
+        public void onKeyValue(String id, byte[] json) {
+            decodeQuietly(group, id, json).ifPresent(node -> {
+                ids.add(id);
+                nodes.add(node);
+            });
+        }
+
+        /** The entries not expired by the {@code members.lua} reply, each with the role its lease gives it, by id. */
+        List<NodeInfo> live(List<Object> meta) {
+            String master = masterOf(meta.get(0));
+            List<?> expiredIds = Replies.list(meta.get(1));
+            Set<String> expired = new HashSet<>(expiredIds.size() * 2);
+            for (Object id : expiredIds) {
+                expired.add(Replies.text(id));
             }
-        });
-        live.sort(Comparator.comparing(NodeInfo::id));
-        return live;
+            List<NodeInfo> live = new ArrayList<>(nodes.size());
+            for (int i = 0; i < nodes.size(); i++) {
+                if (!expired.contains(ids.get(i))) {
+                    NodeInfo node = nodes.get(i);
+                    Role role = node.id().equals(master) ? Role.LEADER : Role.FOLLOWER;
+                    // Most entries already say what the lease makes them; copy only those that do not.
+                    live.add(node.role() == role ? node : node.withRole(role));
+                }
+            }
+            live.sort(Comparator.comparing(NodeInfo::id));
+            return live;
+        }
     }
 
     private Optional<NodeInfo> decode(String group, String id, Object json, String master) {

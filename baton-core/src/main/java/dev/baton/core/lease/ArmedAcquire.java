@@ -1,0 +1,70 @@
+package dev.baton.core.lease;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A waiting follower's next acquire, made ready in advance so that the store's notice thread can send it the moment
+ * a release is announced, instead of handing the notice to the election's scheduler first and sending from there. On
+ * Redis that saves a thread wake-up on the handover path, and the acquire leaves from the thread that read the notice.
+ *
+ * <p>{@link LeaseMachine} arms it on its scheduler while it follows and waits (no acquire in flight, not holding off
+ * after a step-down, no release jitter) and disarms it whenever that stops. The notice thread may {@link #fire} it
+ * once; from then until the machine {@link #takeOver takes the fired acquire over} (a task queued before the acquire
+ * is sent), it counts as an acquire in flight and cannot be armed or disarmed. Sending one acquire more than the
+ * machine would have is never unsafe: the store decides atomically, and a grant the machine no longer wants is
+ * handed back as for any late acquire.
+ */
+final class ArmedAcquire {
+
+    /**
+     * What the acquire needs, captured on the scheduler when it was armed.
+     *
+     * @param generation the machine's generation; a reply from an older one is treated as stale
+     * @param minTerm    the lowest released term worth contending for (older notices are stale)
+     */
+    record Shot(long generation, long minTerm) {
+    }
+
+    /** The marker of a shot fired but not yet taken over by the machine. */
+    private static final Shot FIRED = new Shot(Long.MIN_VALUE, Long.MAX_VALUE);
+
+    private final AtomicReference<Shot> shot = new AtomicReference<>();
+
+    /** Arms with {@code next}, replacing an armed shot; does nothing while a fired one waits to be taken over. */
+    void arm(Shot next) {
+        shot.getAndUpdate(current -> current == FIRED ? FIRED : next);
+    }
+
+    /** Disarms; does nothing while a fired shot waits to be taken over. */
+    void disarm() {
+        shot.getAndUpdate(current -> current == FIRED ? FIRED : null);
+    }
+
+    /** True while armed and not fired. */
+    boolean armed() {
+        Shot current = shot.get();
+        return current != null && current != FIRED;
+    }
+
+    /** True from {@link #fire} until {@link #takeOver}: an acquire the machine has not yet heard of is in flight. */
+    boolean fired() {
+        return shot.get() == FIRED;
+    }
+
+    /**
+     * Claims the armed shot for a release of {@code releasedTerm}, from any thread: returns it if armed and the
+     * release is not older than the shot's {@code minTerm}, and only to one caller; null otherwise.
+     */
+    Shot fire(long releasedTerm) {
+        Shot current = shot.get();
+        if (current == null || current == FIRED || releasedTerm < current.minTerm()) {
+            return null;
+        }
+        return shot.compareAndSet(current, FIRED) ? current : null;
+    }
+
+    /** On the scheduler: the fired acquire is now tracked by the machine as in flight. */
+    void takeOver() {
+        shot.compareAndSet(FIRED, null);
+    }
+}
