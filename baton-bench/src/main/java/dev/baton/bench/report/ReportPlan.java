@@ -1,6 +1,7 @@
 package dev.baton.bench.report;
 
 import dev.baton.bench.Scenario;
+import dev.baton.bench.support.PeerVersions;
 import dev.baton.bench.work.WorkRoutingScenario;
 import java.util.ArrayList;
 import java.util.List;

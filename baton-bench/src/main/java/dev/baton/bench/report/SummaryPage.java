@@ -1,6 +1,7 @@
 package dev.baton.bench.report;
 
 import dev.baton.bench.stats.MarkdownTable;
+import dev.baton.bench.support.PeerVersions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -6,7 +6,8 @@ import java.util.Properties;
 
 /**
  * The versions of the peer libraries on the class path, read from the {@code pom.properties} Maven packs into each
- * jar (the bench jar keeps them when it shades), so every table names the release it really measured.
+ * jar (the bench jar keeps them when it shades), so every table names the release it really measured, not the one
+ * someone remembered.
  */
 public final class PeerVersions {
 
@@ -25,19 +26,37 @@ public final class PeerVersions {
 
     /** The version of {@code groupId:artifactId} on the class path, or {@code unknown version} if it is not named. */
     public static String of(String groupId, String artifactId) {
-        String resource = "/META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties";
+        String version = version(groupId, artifactId);
+        return version == null ? "unknown version" : version;
+    }
+
+    /** {@code name version}, e.g. {@code Redisson 4.7.0}; just {@code name} if the version cannot be read. */
+    public static String named(String name, String groupId, String artifactId) {
+        String version = version(groupId, artifactId);
+        return version == null ? name : name + " " + version;
+    }
+
+    /** The artifact's version, or null if the class path does not name it. */
+    public static String version(String groupId, String artifactId) {
+        return property("/META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties", "version");
+    }
+
+    /** Kafka's client version, from the file its client reads it from, or null. */
+    public static String kafka() {
+        return property("/kafka/kafka-version.properties", "version");
+    }
+
+    private static String property(String resource, String key) {
         try (InputStream in = PeerVersions.class.getResourceAsStream(resource)) {
-            if (in != null) {
-                Properties properties = new Properties();
-                properties.load(in);
-                String version = properties.getProperty("version");
-                if (version != null && !version.isBlank()) {
-                    return version.trim();
-                }
+            if (in == null) {
+                return null;
             }
+            Properties properties = new Properties();
+            properties.load(in);
+            String value = properties.getProperty(key);
+            return value == null || value.isBlank() ? null : value.trim();
         } catch (IOException e) {
-            // fall through to the unknown version: a table without a version is still a table
+            return null; // a table without a version is still a table
         }
-        return "unknown version";
     }
 }
