@@ -27,11 +27,12 @@ class RedisPublicApiTest {
     }
 
     @Test
-    void theApiPackageExposesOnlyTheStoreAndItsOptions() {
+    void theApiPackageExposesOnlyTheStoreItsOptionsAndTheRegistryEntryFormat() {
+        // ProcessEntryJson is the registry hash's entry format, public for tools that read or write it directly.
         assertThat(redis.stream().filter(c -> c.getPackageName().equals("dev.baton.redis"))
                 .filter(c -> c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getName))
                 .containsExactlyInAnyOrder(RedisStore.class.getName(), RedisStoreOptions.class.getName(),
-                        RedisStoreOptions.Builder.class.getName());
+                        RedisStoreOptions.Builder.class.getName(), ProcessEntryJson.class.getName());
     }
 
     @Test
