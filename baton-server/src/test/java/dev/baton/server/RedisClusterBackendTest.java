@@ -14,7 +14,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -70,23 +72,44 @@ class RedisClusterBackendTest {
             cluster.killNode(master);
             int promoted = cluster.awaitFailover(master);
             // The group goes on on the promoted replica: a leader renews or acquires there.
-            await().atMost(SETTLE).ignoreExceptions().until(() -> nodes.leaders().size() == 1
-                    && Long.toString(nodes.leaders().get(0).lastAcquiredTerm())
+            settle(nodes, cluster, promoted, "one leader renews or acquires on the promoted replica",
+                    () -> nodes.leaders().size() == 1 && Long.toString(nodes.leaders().get(0).lastAcquiredTerm())
                             .equals(cluster.command(promoted, "GET", termKey)));
 
             NodeProcess leader = nodes.leaders().get(0);
             long leaderTerm = leader.lastAcquiredTerm();
             leader.sigkill();
             Instant killedAt = Instant.now();
-            await().atMost(SETTLE).ignoreExceptions().until(() -> nodes.leaders().stream()
-                    .anyMatch(n -> n.lastAcquiredTerm() > leaderTerm && Long.toString(n.lastAcquiredTerm())
-                            .equals(cluster.command(promoted, "GET", termKey))));
+            settle(nodes, cluster, promoted, "another node acquires a higher term after the leader was killed",
+                    () -> nodes.leaders().stream().anyMatch(n -> n.lastAcquiredTerm() > leaderTerm
+                            && Long.toString(n.lastAcquiredTerm()).equals(cluster.command(promoted, "GET", termKey))));
             assertThat(nodes.leaders().get(0).lastAcquiredTerm()).isGreaterThan(firstTerm);
 
             LeadershipHistory history = LeadershipHistory.of(nodes.all(), Map.of(leader.name(), killedAt));
             history.assertOneLeaderAtATimeWithRisingTerms();
             assertThat(nodes.all()).allSatisfy(node -> assertThat(node.notJson()).as(node.name()).isEmpty());
             assertThat(first.lines().get(0).path("backend").asText()).startsWith("redis-cluster://");
+        }
+    }
+
+    /**
+     * Waits for {@code condition}; if it never holds, fails with every node's recent output and what the promoted
+     * master holds for the group, so a failure on a CI machine explains itself.
+     */
+    private static void settle(NodeGroup nodes, RedisClusterTopology cluster, int promoted, String what,
+            Callable<Boolean> condition) {
+        try {
+            await(what).atMost(SETTLE).ignoreExceptions().until(condition);
+        } catch (ConditionTimeoutException e) {
+            String held;
+            try {
+                held = "term " + cluster.command(promoted, "GET", "{" + GROUP + "}:term") + ", keys "
+                        + cluster.command(promoted, "KEYS", "{" + GROUP + "}*");
+            } catch (RuntimeException unreadable) {
+                held = "unreadable: " + unreadable;
+            }
+            throw new AssertionError("not within " + SETTLE + ": " + what + "\npromoted node " + promoted + " holds "
+                    + held + "\n" + nodes.describe(), e);
         }
     }
 
