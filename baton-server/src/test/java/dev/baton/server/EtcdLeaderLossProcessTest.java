@@ -44,7 +44,9 @@ class EtcdLeaderLossProcessTest {
         for (String name : List.of("n1", "n2", "n3")) {
             nodes.start(name, "--backend", etcd.uri(), "--group", "etcd-loss", "--profile", "fast");
         }
-        await().atMost(SETTLE).until(() -> nodes.leaders().size() == 1);
+        // Every node in its election before the etcd leader dies, so none is still connecting when it goes.
+        await().atMost(SETTLE).until(() -> nodes.leaders().size() == 1
+                && nodes.all().stream().allMatch(n -> n.last("election-started").isPresent()));
         NodeProcess first = nodes.leaders().get(0);
         long firstTerm = first.lastAcquiredTerm();
 
