@@ -30,6 +30,8 @@ final class ServerlessWorkStore implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ServerlessWorkStore.class);
     /** A free port can be taken by someone else between finding it and binding it: try a few. */
     private static final int BIND_ATTEMPTS = 5;
+    /** A new leader pushes the whole state in one message: the transport's largest frame, 64 MiB. */
+    static final int MAX_FRAME_BYTES = 64 << 20;
 
     private final String group;
     private final int clusterSize;
@@ -67,7 +69,8 @@ final class ServerlessWorkStore implements AutoCloseable {
         for (int attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
             NettyTransport.Builder<ReplicaMessage> builder = NettyTransport.builder(ReplicatedWorkStore.codec())
                     .listen(listen.host(), freePort(listen.host()))
-                    .clusterName(group);
+                    .clusterName(group)
+                    .maxFrameSize(MAX_FRAME_BYTES);
             secret.ifPresent(builder::sharedSecret);
             NettyTransport<ReplicaMessage> transport = builder.build();
             try {

@@ -42,7 +42,7 @@ final class ServerlessWorkNode {
         this.peer = peer;
         this.protocol = NettyTransport.builder(Quorum.codec()).listen(peer).clusterName(group).build();
         this.replicas = NettyTransport.builder(ReplicatedWorkStore.codec())
-                .listen(peer.host(), freePort()).clusterName(group).build().start();
+                .listen(peer.host(), freePort()).clusterName(group).maxFrameSize(64 << 20).build().start();
         QuorumConfig config = QuorumConfig.fast().clusterSize(seeds.size()).seeds(seeds).build();
         NodeInfo self = NodeInfo.of(peer.format(), "bench-" + peer.port());
         this.election = Quorum.election(protocol).group(group).config(config)

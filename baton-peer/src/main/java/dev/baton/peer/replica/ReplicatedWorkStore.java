@@ -62,7 +62,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Reads are not fenced.</b> On a member that does not lead, reads answer from its own replica, which may lag the
  * leader's by the writes in flight (as a store's reads may lag a leader's writes).
  *
- * <p><b>Limits.</b> The replicas live in memory. A member that restarts comes back empty and catches up from the
+ * <p><b>Limits.</b> A catch-up sends the whole state in one message, so it must fit the transport's frame limit
+ * (give the store's transport a generous {@code maxFrameSize}). The replicas live in memory. A member that restarts comes back empty and catches up from the
  * leader; the maps survive any minority of members restarting or failing at a time, not a majority at once (their
  * content is then lost, like an in-memory store's). The bus is at most once, like every {@link MessageBus}: a message
  * goes to the members known at the time and is lost for one that is unreachable.
@@ -194,6 +195,10 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
             transport.send(to, message);
         } catch (IllegalStateException e) {
             log.debug("Not sent to {} (transport closed): {}", to, message);
+        } catch (IllegalArgumentException e) {
+            // Larger than the transport's frame limit: the whole state travels in one push. Writes that need it
+            // time out; the remedy is a larger maxFrameSize on the store's transport.
+            log.warn("Not sent to {}: {}", to, e.getMessage());
         }
     }
 
