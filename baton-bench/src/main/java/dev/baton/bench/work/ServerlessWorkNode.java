@@ -2,7 +2,6 @@ package dev.baton.bench.work;
 
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.NodeInfo;
-import dev.baton.core.time.ExecutorScheduler;
 import dev.baton.peer.quorum.Quorum;
 import dev.baton.peer.quorum.QuorumConfig;
 import dev.baton.peer.quorum.QuorumElection;
@@ -17,7 +16,6 @@ import dev.baton.work.WorkClusterConfig;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.time.Duration;
 import java.util.List;
 import java.util.function.LongConsumer;
 
@@ -25,7 +23,8 @@ import java.util.function.LongConsumer;
  * One node of a serverless work cluster inside the benchmark's JVM, wired as {@code baton node --backend quorum
  * --workers} wires it: a quorum election on its own TCP transport, the replicated maps on a second one, and a
  * {@link WorkCluster} on them. {@link #crash()} stands for SIGKILL: the transports close first, so the node sends
- * nothing more (no resignation), then its threads stop.
+ * nothing more (no resignation), then its work cluster closes its worker connections (as the operating system
+ * closes a killed process's sockets) and its threads stop.
  */
 final class ServerlessWorkNode {
 
@@ -35,7 +34,6 @@ final class ServerlessWorkNode {
     private final QuorumElection election;
     private final ReplicatedWorkStore store;
     private final WorkCluster cluster;
-    private final ExecutorScheduler scheduler;
 
     private ServerlessWorkNode(String group, PeerAddress peer, List<PeerAddress> seeds, List<String> workers,
             LongConsumer acquired) throws IOException {
@@ -55,9 +53,8 @@ final class ServerlessWorkNode {
         }, Runnable::run);
         protocol.start();
         this.store = ReplicatedWorkStore.builder(group, ReplicaGroup.of(election, seeds.size()), replicas).build();
-        this.scheduler = new ExecutorScheduler("work-" + peer.port());
         this.cluster = WorkCluster.builder(election, store, store).workers(workers).config(WorkClusterConfig.fast())
-                .scheduler(scheduler).build();
+                .build();
         store.start();
         cluster.start();
         election.start();
@@ -99,7 +96,6 @@ final class ServerlessWorkNode {
         cluster.close();
         election.close();
         store.close();
-        scheduler.close(Duration.ofSeconds(1));
     }
 
     static int freePort() throws IOException {
