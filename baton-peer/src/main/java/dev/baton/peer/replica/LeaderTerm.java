@@ -10,6 +10,7 @@ import dev.baton.peer.replica.ReplicaMessage.SnapshotRequest;
 import dev.baton.peer.replica.ReplicaMessage.Write;
 import dev.baton.peer.replica.ReplicaMessage.WriteAck;
 import dev.baton.peer.transport.PeerAddress;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,6 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * This member's leadership of one term, as the replicated maps see it: first it catches up (asks a majority for
@@ -56,7 +58,9 @@ final class LeaderTerm {
     private final ReplicaState local;
     private final BiConsumer<PeerAddress, ReplicaMessage> send;
     private final long writeTimeoutNanos;
-    private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    private final Consumer<Runnable> later;
+    /** Calls that came while catching up, in the order they came. */
+    private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
     private final Map<PeerAddress, List<ReplicaEntry>> snapshots = new HashMap<>();
     private final Set<PeerAddress> pushed = new HashSet<>();
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
@@ -66,13 +70,36 @@ final class LeaderTerm {
     private Phase phase = Phase.GATHERING;
     private long refusedBy;
 
+    /**
+     * @param later runs a task after the current one, in the order given (the store's scheduler): how calls that
+     *              waited for the catch-up resume
+     */
     LeaderTerm(long term, PeerAddress self, ReplicaState local, BiConsumer<PeerAddress, ReplicaMessage> send,
-            long writeTimeoutNanos) {
+            long writeTimeoutNanos, Consumer<Runnable> later) {
         this.term = term;
         this.self = self;
         this.local = local;
         this.send = send;
         this.writeTimeoutNanos = writeTimeoutNanos;
+        this.later = later;
+    }
+
+    /**
+     * Runs {@code task} (through {@code later}) once the term has caught up or ended; tasks run in the order they
+     * were given, so a caller's writes get their numbers in the order it made them.
+     */
+    void whenSettled(Runnable task) {
+        if (phase == Phase.READY || phase == Phase.ENDED) {
+            later.accept(task);
+        } else {
+            waiting.add(task);
+        }
+    }
+
+    private void release() {
+        while (!waiting.isEmpty()) {
+            later.accept(waiting.poll());
+        }
     }
 
     long term() {
@@ -81,11 +108,6 @@ final class LeaderTerm {
 
     Phase phase() {
         return phase;
-    }
-
-    /** Completes once the term has caught up; fails if it ends first. */
-    CompletableFuture<Void> ready() {
-        return ready;
     }
 
     /** The newest term a replica refused this one for, or 0. */
@@ -205,7 +227,7 @@ final class LeaderTerm {
     private void maybePushed() {
         if (phase == Phase.PUSHING && pushed.size() >= majority) {
             phase = Phase.READY;
-            ready.complete(null);
+            release();
         }
     }
 
@@ -288,19 +310,22 @@ final class LeaderTerm {
         end(new StoreException("term " + term + " was superseded by term " + newer), newer);
     }
 
-    /** Ends the term: catching up and every write still waiting for a majority fail with {@code why}. */
+    /**
+     * Ends the term: every write still waiting for a majority fails with {@code why}; calls waiting for the catch-up
+     * resume (and find the term over).
+     */
     void end(Exception why, long newer) {
         if (phase == Phase.ENDED) {
             return;
         }
         phase = Phase.ENDED;
         refusedBy = Math.max(refusedBy, newer);
-        ready.completeExceptionally(why);
         // A write that some replicas hold may still reach the next leader's state: its outcome is unknown, so it
         // fails rather than reads as refused.
         for (Pending p : pending.values()) {
             p.result.completeExceptionally(why);
         }
         pending.clear();
+        release();
     }
 }

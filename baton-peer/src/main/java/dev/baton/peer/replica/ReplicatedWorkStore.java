@@ -184,7 +184,8 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
             leader = null;
         }
         if (leader == null && held.isPresent() && held.get().term() >= local.newestTerm() && !closed) {
-            leader = new LeaderTerm(held.get().term(), transport.local(), local, this::send, writeTimeout.toNanos());
+            leader = new LeaderTerm(held.get().term(), transport.local(), local, this::send, writeTimeout.toNanos(),
+                    scheduler::execute);
             leader.start(replicas, members.majority(replicas.size()), clock.nanoTime());
         }
         return leader;
@@ -257,11 +258,15 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
             if (current == null || current.term() != term) {
                 return CompletableFuture.completedFuture(refused(term));
             }
-            return current.ready().thenComposeAsync(ready -> {
+            CompletableFuture<FencedMapWrite> result = new CompletableFuture<>();
+            current.whenSettled(() -> {
                 LeaderTerm still = current();
-                return still != current ? CompletableFuture.completedFuture(refused(term))
+                CompletableFuture<FencedMapWrite> write = still != current
+                        || current.phase() != LeaderTerm.Phase.READY ? CompletableFuture.completedFuture(refused(term))
                         : current.write(map, key, value, nodeId, clock.nanoTime());
-            }, scheduler::execute);
+                forward(write, result);
+            });
+            return result;
         }), "write " + map + "/" + key);
     }
 
@@ -289,7 +294,9 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
             if (current == null) {
                 return CompletableFuture.completedFuture(fromReplica.get());
             }
-            return current.ready().handleAsync((ready, error) -> fromReplica.get(), scheduler::execute);
+            CompletableFuture<T> result = new CompletableFuture<>();
+            current.whenSettled(() -> result.complete(fromReplica.get()));
+            return result;
         }), what);
     }
 
@@ -303,18 +310,22 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
         CompletableFuture<T> result = new CompletableFuture<>();
         scheduler.execute(() -> {
             try {
-                task.get().whenComplete((value, error) -> {
-                    if (error != null) {
-                        result.completeExceptionally(error);
-                    } else {
-                        result.complete(value);
-                    }
-                });
+                forward(task.get(), result);
             } catch (RuntimeException e) {
                 result.completeExceptionally(e);
             }
         });
         return result;
+    }
+
+    private static <T> void forward(CompletableFuture<T> from, CompletableFuture<T> to) {
+        from.whenComplete((value, error) -> {
+            if (error != null) {
+                to.completeExceptionally(error);
+            } else {
+                to.complete(value);
+            }
+        });
     }
 
     private <T> CompletableFuture<T> bounded(CompletableFuture<T> call, String what) {
