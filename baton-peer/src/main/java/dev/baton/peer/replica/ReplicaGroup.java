@@ -4,6 +4,7 @@ import dev.baton.core.Election;
 import dev.baton.core.Leadership;
 import dev.baton.core.NodeInfo;
 import dev.baton.peer.transport.PeerAddress;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -31,7 +32,7 @@ public interface ReplicaGroup {
 
     /** {@code metadata} with this member's store address added, for the node's {@link NodeInfo} before it joins. */
     static Map<String, String> advertise(Map<String, String> metadata, PeerAddress storeAddress) {
-        java.util.HashMap<String, String> with = new java.util.HashMap<>(metadata);
+        Map<String, String> with = new HashMap<>(metadata);
         with.put(ADDRESS_KEY, storeAddress.format());
         return Map.copyOf(with);
     }
