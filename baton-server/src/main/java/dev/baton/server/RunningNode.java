@@ -164,6 +164,10 @@ final class RunningNode {
         }
         peerPort.ifPresent(address -> log.warn("The peer port {} accepts messages without a secret from anyone who"
                 + " can reach it (set --secret-file to require one)", address));
+        if (peerPort.isPresent() && replicated != null) {
+            log.warn("The work items' replica port {} accepts writes without a secret from anyone who can reach it"
+                    + " (set --secret-file to require one)", replicated.address().format());
+        }
     }
 
     private void run() {

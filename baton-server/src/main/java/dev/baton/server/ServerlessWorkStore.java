@@ -95,6 +95,11 @@ final class ServerlessWorkStore implements AutoCloseable {
         }
     }
 
+    /** Where the store listens. */
+    PeerAddress address() {
+        return transport.local();
+    }
+
     /** {@code self} with this store's address in its metadata, for the election to tell the group. */
     NodeInfo advertise(NodeInfo self) {
         return self.withMetadata(ReplicaGroup.advertise(self.metadata(), transport.local()));
