@@ -123,7 +123,9 @@ final class RunningNode {
         this.work = settings.work().map(w -> new NodeWorkCluster(w, itemsSource, election, workMaps.orElseThrow(),
                 workBus.orElseThrow(), clock, json, lines)).orElse(null);
         this.api = settings.http().isEmpty() ? null : NodeApi.create(settings.http().get(), election, backend.store(),
-                work != null ? workMaps : backend.store().map(CoordinationStore::maps), backend.describe(), registry, metrics, backend.callTimeout(), clock,
+                work != null ? workMaps : backend.store().map(CoordinationStore::maps), backend.describe(), registry,
+                metrics, replicated != null ? replicated.callTimeout(backend.callTimeout()) : backend.callTimeout(),
+                clock,
                 Optional.ofNullable(work).map(NodeWorkCluster::cluster));
         this.fencedWriter = settings.fencedWrites()
                 .map(interval -> FencedWriter.create(election, backend.fencedRegister(FencedWriter.REGISTER), interval,

@@ -10,6 +10,7 @@ import dev.baton.peer.transport.PeerAddress;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +33,8 @@ final class ServerlessWorkStore implements AutoCloseable {
     private static final int BIND_ATTEMPTS = 5;
     /** A new leader pushes the whole state in one message: the transport's largest frame, 64 MiB. */
     static final int MAX_FRAME_BYTES = 64 << 20;
+    /** The least time an HTTP API call on a node with replicated work items may take. */
+    static final Duration MIN_CALL_TIMEOUT = Duration.ofSeconds(2);
 
     private final String group;
     private final int clusterSize;
@@ -93,6 +96,15 @@ final class ServerlessWorkStore implements AutoCloseable {
             throw CliError.usage("--workers: cannot listen for the replicated work items on " + host + ": "
                     + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The bound on one HTTP API call on this node: a work item write waits for a majority of the replicas (and a new
+     * leader's catch-up), which can take longer than the protocol's own short timeout on a busy machine, so at least
+     * {@link #MIN_CALL_TIMEOUT}.
+     */
+    Duration callTimeout(Duration backends) {
+        return backends.compareTo(MIN_CALL_TIMEOUT) > 0 ? backends : MIN_CALL_TIMEOUT;
     }
 
     /** Where the store listens. */
