@@ -69,6 +69,7 @@ final class LeaderTerm {
     private int majority = Integer.MAX_VALUE;
     private Phase phase = Phase.GATHERING;
     private long refusedBy;
+    private boolean conflicted;
 
     /**
      * @param later runs a task after the current one, in the order given (the store's scheduler): how calls that
@@ -110,18 +111,17 @@ final class LeaderTerm {
         return phase;
     }
 
-    /** The newest term a replica refused this one for, or 0. */
-    long refusedBy() {
-        return refusedBy;
+    /** Whether a replica refused this term because another leader of the same term reached it first. */
+    boolean conflicted() {
+        return conflicted;
     }
 
     /** Starts catching up: this member's own state counts as the first snapshot. */
     void start(Set<PeerAddress> members, int majorityOf, long nowNanos) {
         view(members, majorityOf);
-        Snapshot own = local.onSnapshotRequest(term);
+        Snapshot own = local.onSnapshotRequest(self, term);
         if (!own.granted()) {
-            end(new StoreException("term " + term + " is older than term " + own.newestTerm() + " seen here"),
-                    own.newestTerm());
+            refused(own.newestTerm());
             return;
         }
         snapshots.put(self, own.entries());
@@ -215,7 +215,7 @@ final class LeaderTerm {
         }
         List<ReplicaEntry> merged = ReplicaState.merge(term, snapshots.values());
         snapshots.clear();
-        local.install(term, 0, merged);
+        local.install(self, term, 0, merged);
         phase = Phase.PUSHING;
         pushed.add(self);
         for (PeerAddress peer : others()) {
@@ -305,6 +305,8 @@ final class LeaderTerm {
 
     /** A replica has seen {@code newer}: this term is over. */
     private void refused(long newer) {
+        // A replica refuses the very same term only when another leader of it reached the replica first.
+        conflicted |= newer == term;
         refusedBy = Math.max(refusedBy, newer);
         local.observe(newer);
         end(new StoreException("term " + term + " was superseded by term " + newer), newer);

@@ -6,6 +6,7 @@ import dev.baton.peer.replica.ReplicaMessage.PushAck;
 import dev.baton.peer.replica.ReplicaMessage.Snapshot;
 import dev.baton.peer.replica.ReplicaMessage.Write;
 import dev.baton.peer.replica.ReplicaMessage.WriteAck;
+import dev.baton.peer.transport.PeerAddress;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -27,6 +28,8 @@ final class ReplicaState {
     private final Map<String, TreeMap<String, ReplicaEntry>> maps = new HashMap<>();
     private long newestTerm;
     private long syncedTerm;
+    /** The leader whose state of {@code syncedTerm} this replica holds: one term's state comes from one leader. */
+    private PeerAddress syncedLeader;
     private long appliedSeq;
 
     long newestTerm() {
@@ -46,9 +49,12 @@ final class ReplicaState {
         newestTerm = Math.max(newestTerm, term);
     }
 
-    /** A new leader asks for the state: granted unless a newer term was seen, and older terms are refused from now. */
-    Snapshot onSnapshotRequest(long term) {
-        if (term < newestTerm) {
+    /**
+     * A new leader asks for the state: granted unless a newer term was seen (or this term's state already came from
+     * another leader), and older terms are refused from now.
+     */
+    Snapshot onSnapshotRequest(PeerAddress from, long term) {
+        if (term < newestTerm || otherLeaderOf(term, from)) {
             return new Snapshot(term, false, newestTerm, List.of());
         }
         newestTerm = term;
@@ -56,21 +62,21 @@ final class ReplicaState {
     }
 
     /** The leader's whole state replaces this one's, unless this one already holds as much of the same term. */
-    PushAck onPush(Push push) {
-        if (push.term() < newestTerm) {
+    PushAck onPush(PeerAddress from, Push push) {
+        if (push.term() < newestTerm || otherLeaderOf(push.term(), from)) {
             return new PushAck(push.term(), push.upTo(), false, newestTerm);
         }
         newestTerm = push.term();
         if (syncedTerm != push.term() || appliedSeq < push.upTo()) {
-            install(push.term(), push.upTo(), push.entries());
+            install(from, push.term(), push.upTo(), push.entries());
         }
         return new PushAck(push.term(), push.upTo(), true, newestTerm);
     }
 
     /** One write of a leader: applied only in order, after the leader's state of the same term was installed. */
-    WriteAck onWrite(Write write) {
+    WriteAck onWrite(PeerAddress from, Write write) {
         long seq = write.entry().versionSeq();
-        if (write.term() < newestTerm) {
+        if (write.term() < newestTerm || otherLeaderOf(write.term(), from)) {
             return new WriteAck(write.term(), seq, false, false, newestTerm);
         }
         newestTerm = write.term();
@@ -84,11 +90,21 @@ final class ReplicaState {
         return new WriteAck(write.term(), seq, true, false, newestTerm);
     }
 
-    /** Replaces the whole state (a leader's, or a new leader's merged one). */
-    void install(long term, long upTo, Collection<ReplicaEntry> entries) {
+    /**
+     * Whether {@code term}'s state here came from another leader than {@code from}. A protocol that issues each term
+     * once never lets it happen; a bully group whose nodes issue their own terms can, and then the first leader keeps
+     * the term on this replica.
+     */
+    private boolean otherLeaderOf(long term, PeerAddress from) {
+        return term == syncedTerm && syncedLeader != null && !syncedLeader.equals(from);
+    }
+
+    /** Replaces the whole state with {@code leader}'s (its own, or a new leader's merged one). */
+    void install(PeerAddress leader, long term, long upTo, Collection<ReplicaEntry> entries) {
         maps.clear();
         entries.forEach(this::put);
         syncedTerm = term;
+        syncedLeader = leader;
         appliedSeq = upTo;
         newestTerm = Math.max(newestTerm, term);
     }

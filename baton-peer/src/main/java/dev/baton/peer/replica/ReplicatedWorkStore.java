@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * election leads in exactly {@code term} (and its leadership is within its local deadline); otherwise they are
  * refused with the newest term known here, as a store's fenced maps refuse them. Every replica also remembers the
  * newest term it has seen and refuses writes of an older one, so a deposed leader's late writes are refused by the
- * replicas too.
+ * replicas too. A replica also keeps each term for the leader that brought it its state: should two members lead the
+ * same term (a bully group whose nodes issue their own terms), the second is refused.
  *
  * <p><b>Acknowledged means held by a majority.</b> The leader numbers its writes, applies each one locally, sends it
  * to every member and completes the write once a majority holds it ({@link ReplicaGroup#majority}: of the configured
@@ -93,6 +94,8 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
     private final Map<String, List<Consumer<byte[]>>> subscribers = new ConcurrentHashMap<>();
     private Set<PeerAddress> replicas;
     private LeaderTerm leader;
+    /** The newest term another leader of the same term took from this one on the replicas: not led again here. */
+    private long conflictedTerm;
     private Scheduler.Cancellable tick = Scheduler.Cancellable.NONE;
     private volatile boolean closed;
 
@@ -179,11 +182,15 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
         Optional<Leadership> held = members.leadership().filter(Leadership::isValid);
         if (leader != null && (held.isEmpty() || held.get().term() != leader.term()
                 || leader.phase() == LeaderTerm.Phase.ENDED)) {
+            if (leader.conflicted()) {
+                conflictedTerm = Math.max(conflictedTerm, leader.term());
+            }
             leader.end(new IllegalStateException("the leadership of term " + leader.term() + " ended"),
                     local.newestTerm());
             leader = null;
         }
-        if (leader == null && held.isPresent() && held.get().term() >= local.newestTerm() && !closed) {
+        if (leader == null && held.isPresent() && held.get().term() >= local.newestTerm()
+                && held.get().term() > conflictedTerm && !closed) {
             leader = new LeaderTerm(held.get().term(), transport.local(), local, this::send, writeTimeout.toNanos(),
                     scheduler::execute);
             leader.start(replicas, members.majority(replicas.size()), clock.nanoTime());
@@ -210,11 +217,11 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
         LeaderTerm current = current();
         long now = clock.nanoTime();
         if (message instanceof SnapshotRequest request) {
-            send(from, local.onSnapshotRequest(request.term()));
+            send(from, local.onSnapshotRequest(from, request.term()));
         } else if (message instanceof Push push) {
-            send(from, local.onPush(push));
+            send(from, local.onPush(from, push));
         } else if (message instanceof Write write) {
-            send(from, local.onWrite(write));
+            send(from, local.onWrite(from, write));
         } else if (message instanceof Publish publish) {
             deliver(publish.channel(), publish.message());
         } else if (current != null) {

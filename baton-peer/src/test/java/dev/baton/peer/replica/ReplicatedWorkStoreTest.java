@@ -188,6 +188,22 @@ class ReplicatedWorkStoreTest {
     }
 
     @Test
+    void whenTwoMembersBelieveTheyLeadTheSameTermTheFirstToReachTheReplicasKeepsIt() {
+        member(A).leads(2);
+        settle();              // every replica holds A's state of term 2
+        member(B).leads(2);    // as two bully nodes that each issue their own terms could
+
+        CompletableFuture<FencedMapWrite> second = member(B).put("camera-1", "rtsp://from-b", 2);
+        CompletableFuture<FencedMapWrite> first = member(A).put("camera-1", "rtsp://from-a", 2);
+        settle();
+
+        assertThat(done(second).accepted()).isFalse();
+        assertThat(done(first).accepted()).isTrue();
+        assertThat(member(C).read("camera-1")).contains("rtsp://from-a");
+        assertThat(member(B).read("camera-1")).contains("rtsp://from-a");
+    }
+
+    @Test
     void aNewLeaderCatchesUpWithTheNewestAcknowledgedWrite() {
         member(A).leads(1);
         assertThat(done(write(member(A).put("camera-1", "rtsp://one", 1))).accepted()).isTrue();
