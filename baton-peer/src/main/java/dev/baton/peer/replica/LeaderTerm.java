@@ -7,6 +7,7 @@ import dev.baton.peer.replica.ReplicaMessage.Push;
 import dev.baton.peer.replica.ReplicaMessage.PushAck;
 import dev.baton.peer.replica.ReplicaMessage.Snapshot;
 import dev.baton.peer.replica.ReplicaMessage.SnapshotRequest;
+import dev.baton.peer.replica.ReplicaMessage.Sync;
 import dev.baton.peer.replica.ReplicaMessage.Write;
 import dev.baton.peer.replica.ReplicaMessage.WriteAck;
 import dev.baton.peer.transport.PeerAddress;
@@ -62,6 +63,7 @@ final class LeaderTerm {
     /** Calls that came while catching up, in the order they came. */
     private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
     private final Map<PeerAddress, List<ReplicaEntry>> snapshots = new HashMap<>();
+    /** Members known to hold this term's state: they acknowledged its catch-up push, or a later push or write. */
     private final Set<PeerAddress> pushed = new HashSet<>();
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
     private final Map<PeerAddress, Long> lastPushNanos = new HashMap<>();
@@ -70,6 +72,7 @@ final class LeaderTerm {
     private Phase phase = Phase.GATHERING;
     private long refusedBy;
     private boolean conflicted;
+    private boolean started;
 
     /**
      * @param later runs a task after the current one, in the order given (the store's scheduler): how calls that
@@ -116,8 +119,14 @@ final class LeaderTerm {
         return conflicted;
     }
 
+    /** Whether {@link #start} was called. */
+    boolean started() {
+        return started;
+    }
+
     /** Starts catching up: this member's own state counts as the first snapshot. */
     void start(Set<PeerAddress> members, int majorityOf, long nowNanos) {
+        started = true;
         view(members, majorityOf);
         Snapshot own = local.onSnapshotRequest(self, term);
         if (!own.granted()) {
@@ -160,12 +169,15 @@ final class LeaderTerm {
                                 + p.holders.size() + " of the " + majority + " members it needs"));
                     }
                 }
-                if (!pending.isEmpty()) {
-                    Pending oldest = pending.firstEntry().getValue();
-                    for (PeerAddress peer : others()) {
-                        if (!oldest.holders.contains(peer)) {
-                            pushTo(peer, nowNanos);
-                        }
+                // A member that missed the oldest waiting write, or has not held this term's state yet (it was
+                // down during the catch-up, or restarted empty), gets the whole state: so a member that will lead
+                // next rarely has to rely on others for what the group acknowledged.
+                Pending oldest = pending.isEmpty() ? null : pending.firstEntry().getValue();
+                for (PeerAddress peer : others()) {
+                    if (!pushed.contains(peer) || oldest != null && !oldest.holders.contains(peer)) {
+                        pushTo(peer, nowNanos);
+                    } else {
+                        send.accept(peer, new Sync(term, local.appliedSeq()));
                     }
                 }
             }
@@ -243,6 +255,7 @@ final class LeaderTerm {
             pushed.add(from);
             maybePushed();
         } else if (phase == Phase.READY) {
+            pushed.add(from);
             for (Pending p : new ArrayList<>(pending.headMap(ack.upTo(), true).values())) {
                 held(from, p);
             }
@@ -254,11 +267,13 @@ final class LeaderTerm {
             return;
         }
         if (ack.accepted()) {
+            pushed.add(from);
             Pending p = pending.get(ack.seq());
             if (p != null) {
                 held(from, p);
             }
         } else if (ack.behind()) {
+            pushed.remove(from);
             pushTo(from, nowNanos);
         } else {
             refused(ack.newestTerm());

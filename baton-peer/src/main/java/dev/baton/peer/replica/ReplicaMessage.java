@@ -60,6 +60,14 @@ public sealed interface ReplicaMessage {
     record WriteAck(long term, long seq, boolean accepted, boolean behind, long newestTerm) implements ReplicaMessage {
     }
 
+    /**
+     * The leader of {@code term} checks that a member holds its state up to its write {@code upTo}, every retry
+     * interval: a member that restarted empty, or missed writes, answers {@link WriteAck} {@code behind} and gets a
+     * {@link Push}; one that has seen a newer term refuses, and the leader learns it is deposed.
+     */
+    record Sync(long term, long upTo) implements ReplicaMessage {
+    }
+
     /** A message on the bus's {@code channel}, delivered at most once to the subscribers of each member. */
     record Publish(String channel, byte[] message) implements ReplicaMessage {
         public Publish {

@@ -4,6 +4,7 @@ import dev.baton.core.store.FencedValue;
 import dev.baton.peer.replica.ReplicaMessage.Push;
 import dev.baton.peer.replica.ReplicaMessage.PushAck;
 import dev.baton.peer.replica.ReplicaMessage.Snapshot;
+import dev.baton.peer.replica.ReplicaMessage.Sync;
 import dev.baton.peer.replica.ReplicaMessage.Write;
 import dev.baton.peer.replica.ReplicaMessage.WriteAck;
 import dev.baton.peer.transport.PeerAddress;
@@ -97,6 +98,18 @@ final class ReplicaState {
      */
     private boolean otherLeaderOf(long term, PeerAddress from) {
         return term == syncedTerm && syncedLeader != null && !syncedLeader.equals(from);
+    }
+
+    /** The leader's periodic check; {@code null} when this replica holds its state up to {@code upTo}. */
+    WriteAck onSync(PeerAddress from, Sync sync) {
+        if (sync.term() < newestTerm || otherLeaderOf(sync.term(), from)) {
+            return new WriteAck(sync.term(), sync.upTo(), false, false, newestTerm);
+        }
+        newestTerm = sync.term();
+        if (syncedTerm == sync.term() && appliedSeq >= sync.upTo()) {
+            return null;
+        }
+        return new WriteAck(sync.term(), sync.upTo(), false, true, newestTerm);
     }
 
     /** Replaces the whole state with {@code leader}'s (its own, or a new leader's merged one). */

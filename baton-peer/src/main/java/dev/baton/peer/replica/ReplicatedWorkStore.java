@@ -15,6 +15,7 @@ import dev.baton.peer.replica.ReplicaMessage.Push;
 import dev.baton.peer.replica.ReplicaMessage.PushAck;
 import dev.baton.peer.replica.ReplicaMessage.Snapshot;
 import dev.baton.peer.replica.ReplicaMessage.SnapshotRequest;
+import dev.baton.peer.replica.ReplicaMessage.Sync;
 import dev.baton.peer.replica.ReplicaMessage.Write;
 import dev.baton.peer.replica.ReplicaMessage.WriteAck;
 import dev.baton.peer.transport.JacksonMessageCodec;
@@ -93,6 +94,11 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
     private final ReplicaState local = new ReplicaState();
     private final Map<String, List<Consumer<byte[]>>> subscribers = new ConcurrentHashMap<>();
     private Set<PeerAddress> replicas;
+    /**
+     * Whether the members' addresses were read at least once: a catch-up waits for it, so that no new leader counts a
+     * majority of the members it knows before it knows any (with the bully election's majority, itself alone).
+     */
+    private boolean viewKnown;
     private LeaderTerm leader;
     /** The newest term another leader of the same term took from this one on the replicas: not led again here. */
     private long conflictedTerm;
@@ -164,8 +170,9 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
                 all.add(transport.local());
                 boolean changed = !all.equals(replicas);
                 replicas = Set.copyOf(all);
+                viewKnown = true;
                 LeaderTerm current = current();
-                if (current != null && changed) {
+                if (current != null && changed && current.started()) {
                     current.view(replicas, members.majority(replicas.size()));
                 }
             }
@@ -193,6 +200,8 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
                 && held.get().term() > conflictedTerm && !closed) {
             leader = new LeaderTerm(held.get().term(), transport.local(), local, this::send, writeTimeout.toNanos(),
                     scheduler::execute);
+        }
+        if (leader != null && !leader.started() && viewKnown) {
             leader.start(replicas, members.majority(replicas.size()), clock.nanoTime());
         }
         return leader;
@@ -222,6 +231,11 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
             send(from, local.onPush(from, push));
         } else if (message instanceof Write write) {
             send(from, local.onWrite(from, write));
+        } else if (message instanceof Sync sync) {
+            WriteAck answer = local.onSync(from, sync);
+            if (answer != null) {
+                send(from, answer);
+            }
         } else if (message instanceof Publish publish) {
             deliver(publish.channel(), publish.message());
         } else if (current != null) {

@@ -10,6 +10,7 @@ import dev.baton.peer.sim.LinkConditions;
 import dev.baton.peer.sim.NodeScheduler;
 import dev.baton.peer.sim.SimulatedNetwork;
 import dev.baton.peer.transport.PeerAddress;
+import dev.baton.peer.transport.Transport;
 import dev.baton.testkit.DeterministicScheduler;
 import dev.baton.testkit.FakeClock;
 import java.nio.charset.StandardCharsets;
@@ -51,9 +52,9 @@ class ReplicatedWorkStoreTest {
         final ReplicatedWorkStore store;
         volatile Leadership leadership;
 
-        Member(PeerAddress address) {
+        Member(PeerAddress address, Transport<ReplicaMessage> transport) {
             this.address = address;
-            this.store = ReplicatedWorkStore.builder(GROUP, this, network.transport(address)).scheduler(tasks)
+            this.store = ReplicatedWorkStore.builder(GROUP, this, transport).scheduler(tasks)
                     .clock(clock).writeTimeout(WRITE_TIMEOUT).build();
         }
 
@@ -100,7 +101,7 @@ class ReplicatedWorkStoreTest {
                 .codec(ReplicatedWorkStore.codec())
                 .build();
         for (PeerAddress address : List.of(A, B, C)) {
-            Member member = new Member(address);
+            Member member = new Member(address, network.transport(address));
             members.put(address, member);
             member.store.start();
         }
@@ -261,6 +262,21 @@ class ReplicatedWorkStoreTest {
     }
 
     @Test
+    void aRollingRestartLosesNothingEvenWithoutWritesBetweenTheRestarts() {
+        member(A).leads(1);
+        assertThat(done(write(member(A).put("camera-1", "rtsp://one", 1))).accepted()).isTrue();
+
+        restart(C);
+        settle();   // the leader's periodic check finds C empty and pushes it the state
+        restart(B);
+        settle();
+        crash(A);
+        member(B).leads(2);   // B and C both restarted since the write; A, which took it, is gone
+
+        assertThat(member(B).read("camera-1")).contains("rtsp://one");
+    }
+
+    @Test
     void aPublishedMessageReachesTheSubscribersOfEveryMember() {
         Map<PeerAddress, List<String>> received = new HashMap<>();
         for (PeerAddress address : List.of(A, B, C)) {
@@ -280,6 +296,14 @@ class ReplicatedWorkStoreTest {
     private <T> CompletableFuture<T> write(CompletableFuture<T> write) {
         settle();
         return write;
+    }
+
+    /** The member starts again with nothing: its replica lived in memory. */
+    private void restart(PeerAddress address) {
+        crash(address);
+        Member fresh = new Member(address, network.restart(address));
+        members.put(address, fresh);
+        fresh.store.start();
     }
 
     private void crash(PeerAddress address) {
