@@ -20,6 +20,7 @@ import dev.baton.bench.work.PlannerBalanceScenario;
 import dev.baton.bench.work.RollingRestartScenario;
 import dev.baton.bench.work.WorkDbChangeScenario;
 import dev.baton.bench.work.WorkRoutingScenario;
+import dev.baton.bench.work.WorkServerlessScenario;
 import dev.baton.bench.work.WorkSubscribeScenario;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -47,7 +48,7 @@ public final class BenchMain {
                 new RegistryScenario(), new NginxFailoverScenario(), new HttpStatusScenario(),
                 new PeerFailoverScenario(), new PeerHandoverScenario(), new PeerMessagesScenario(),
                 new PeerConvergenceScenario(), new BullyFailoverScenario(), new BullyMessagesScenario(),
-                new WorkRoutingScenario(), new WorkSubscribeScenario(), new WorkDbChangeScenario(),
+                new WorkRoutingScenario(), new WorkSubscribeScenario(), new WorkDbChangeScenario(), new WorkServerlessScenario(),
                 new RollingRestartScenario(), new PlannerBalanceScenario(), new SoakScenario(),
                 new StoreFailoverScenario())) {
             all.put(s.name(), s);

@@ -65,7 +65,7 @@ class PeerArchitectureTest {
     void theRulesSeeTheClassesTheyAreAbout() {
         // A rule over packages that were not imported would pass without checking anything.
         for (String pkg : new String[] {"dev.baton.peer", "dev.baton.peer.internal", "dev.baton.peer.transport",
-            "dev.baton.peer.quorum", "dev.baton.peer.bully", "dev.baton.peer.sim"}) {
+            "dev.baton.peer.quorum", "dev.baton.peer.bully", "dev.baton.peer.sim", "dev.baton.peer.replica"}) {
             assertThat(peer.containPackage(pkg)).as(pkg).isTrue();
         }
     }

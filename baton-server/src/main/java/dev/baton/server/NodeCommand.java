@@ -113,8 +113,9 @@ final class NodeCommand implements Callable<Integer> {
 
     @Option(names = WorkSettings.FLAG, paramLabel = "URLS",
             description = "Run the work cluster of seed 001 in this node: the leader connects to these workers "
-                    + "(ws://HOST:PORT,...; the same list on every node) and assigns them the work items; store "
-                    + "backends only. Default: the DETECTOR_WORKERS environment variable, if set.")
+                    + "(ws://HOST:PORT,...; the same list on every node) and assigns them the work items, kept in "
+                    + "the store, or with --backend quorum|bully in maps the nodes replicate among themselves. "
+                    + "Default: the DETECTOR_WORKERS environment variable, if set.")
     String workers;
 
     @Option(names = ItemsQuery.SQL_FLAG, paramLabel = "SQL",
@@ -266,25 +267,10 @@ final class NodeCommand implements Callable<Integer> {
     /**
      * {@code --backend quorum} (or {@code peer}) or {@code bully}: the store-only flags are refused, the node id is
      * the listen address. (Even a bully node on a Redis or PostgreSQL leader store shares no store with the others:
-     * the store holds the leader record only.)
+     * the store holds the leader record only.) {@code --workers} runs the work cluster on maps the members replicate
+     * among themselves ({@link ServerlessWorkStore}).
      */
     private NodeSettings serverlessSettings(String kind, ChaosSettings chaos) {
-        if (itemsSql != null || itemsDb != null || itemsNotify != null) {
-            throw CliError.usage((itemsSql != null ? ItemsQuery.SQL_FLAG
-                    : itemsDb != null ? ItemsQuery.DB_FLAG : ItemsQuery.NOTIFY_FLAG) + " belongs to the work"
-                    + " cluster, which needs a store every node shares (memory, redis:// or postgresql://); --backend "
-                    + kind + " has none");
-        }
-        if (workers != null) {
-            throw CliError.usage("--workers needs a store every node shares (memory, redis:// or postgresql://), "
-                    + "where the work items and their assignment live; --backend " + kind + " has none");
-        }
-        String fromEnvironment = environment.apply(WorkSettings.ENV);
-        if (fromEnvironment != null && !fromEnvironment.isBlank()) {
-            throw CliError.usage("DETECTOR_WORKERS is set, and the work cluster needs a store every node shares "
-                    + "(memory, redis:// or postgresql://); --backend " + kind + " has none: unset it to run a "
-                    + kind + " node");
-        }
         if (fencedWrites != null && chaos.fencedWritesTo().isEmpty()) {
             throw CliError.usage("--fenced-writes needs a store that fences writes (memory, redis:// or "
                     + "postgresql://); --backend " + kind + " has none");
@@ -303,11 +289,11 @@ final class NodeCommand implements Callable<Integer> {
         if (kind.equals(Backends.BULLY)) {
             BackendSpec.Bully spec = peer.bullySpec(profile);
             return new NodeSettings(group.strip(), spec.listen().format(), identifier.strip(), profile, spec,
-                    Optional.ofNullable(fencedWrites), httpSettings());
+                    Optional.ofNullable(fencedWrites), httpSettings(), workSettings());
         }
         BackendSpec.Peer spec = peer.spec(profile, kind);
         return new NodeSettings(group.strip(), spec.listen().format(), identifier.strip(), profile, spec,
-                Optional.ofNullable(fencedWrites), httpSettings());
+                Optional.ofNullable(fencedWrites), httpSettings(), workSettings());
     }
 
     private Optional<NodeApi.Settings> httpSettings() {

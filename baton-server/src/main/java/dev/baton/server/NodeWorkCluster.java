@@ -1,7 +1,8 @@
 package dev.baton.server;
 
 import dev.baton.core.Election;
-import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedMapStore;
+import dev.baton.core.store.MessageBus;
 import dev.baton.core.time.Clock;
 import dev.baton.work.WorkCluster;
 import dev.baton.work.WorkClusterEvent;
@@ -17,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The work cluster of seed 001 inside a {@code baton node} ({@code --workers}): a {@link WorkCluster} on the node's
- * election and store, whose events become JSON lines. The node adds a global detection listener, so the leader
+ * election and the maps and bus of its store (or, on a serverless backend, of its {@link ServerlessWorkStore}), whose events become JSON lines. The node adds a global detection listener, so the leader
  * spreads the workers' results over the nodes ({@code worker:assignments}) and each node prints, once a second, a
  * {@code detections} line counting the results it received per worker.
  *
@@ -44,9 +45,9 @@ final class NodeWorkCluster implements AutoCloseable {
      * @param source where desired items come from besides the store's ({@link ItemsQuery#open()}), or
      *               {@link DesiredStateSource#NONE}
      */
-    NodeWorkCluster(WorkSettings settings, DesiredStateSource source, Election election, CoordinationStore store,
+    NodeWorkCluster(WorkSettings settings, DesiredStateSource source, Election election, FencedMapStore maps, MessageBus bus,
             Clock clock, EventJson json, JsonLines lines) {
-        this.cluster = WorkCluster.builder(election, store).workers(settings.workers()).config(settings.config())
+        this.cluster = WorkCluster.builder(election, maps, bus).workers(settings.workers()).config(settings.config())
                 .source(source).clock(clock).build();
         this.clock = clock;
         this.json = json;

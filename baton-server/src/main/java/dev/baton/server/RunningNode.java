@@ -6,6 +6,9 @@ import dev.baton.core.Election;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionMetrics;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedMapStore;
+import dev.baton.core.store.MessageBus;
 import dev.baton.core.time.Clock;
 import dev.baton.micrometer.MicrometerElectionMetrics;
 import dev.baton.server.internal.api.NodeApi;
@@ -63,6 +66,8 @@ final class RunningNode {
     private final Election election;
     private final FencedWriter fencedWriter;
     private final NodeWorkCluster work;
+    /** The work cluster's replicated maps on a serverless backend with {@code --workers}; else null. */
+    private final ServerlessWorkStore replicated;
     private final NodeApi api;
     private final LeaderWaitLines waitLines;
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -94,12 +99,33 @@ final class RunningNode {
             metrics = new MicrometerElectionMetrics(registry, Tags.of("group", settings.group()), clock);
             backend.bindMetrics(registry, Tags.of("group", settings.group()));
         }
-        this.election = backend.election(self, metrics != null ? metrics : ElectionMetrics.NONE, clock);
-        this.work = settings.work().map(w -> new NodeWorkCluster(w, itemsSource, election, backend.store().orElseThrow(
-                () -> CliError.usage(w.origin() + " needs a store every node shares; " + backend.describe()
-                        + " has none")), clock, json, lines)).orElse(null);
+        // On a serverless backend the work cluster's maps are replicated by the nodes: the node advertises where.
+        this.replicated = settings.work().isPresent() && backend.store().isEmpty()
+                ? ServerlessWorkStore.open(settings.group(), settings.backend()).orElseThrow(() -> CliError.usage(
+                        settings.work().get().origin() + " needs a store every node shares; " + backend.describe()
+                                + " has none"))
+                : null;
+        try {
+            if (replicated != null) {
+                self = replicated.advertise(self);
+            }
+            this.election = backend.election(self, metrics != null ? metrics : ElectionMetrics.NONE, clock);
+        } catch (RuntimeException e) {
+            if (replicated != null) {
+                replicated.close();
+            }
+            throw e;
+        }
+        Optional<FencedMapStore> workMaps = replicated != null ? Optional.of(replicated.attach(election))
+                : backend.store().map(CoordinationStore::maps);
+        Optional<MessageBus> workBus = replicated != null ? workMaps.map(MessageBus.class::cast)
+                : backend.store().map(CoordinationStore::bus);
+        this.work = settings.work().map(w -> new NodeWorkCluster(w, itemsSource, election, workMaps.orElseThrow(),
+                workBus.orElseThrow(), clock, json, lines)).orElse(null);
         this.api = settings.http().isEmpty() ? null : NodeApi.create(settings.http().get(), election, backend.store(),
-                backend.describe(), registry, metrics, backend.callTimeout(), clock,
+                work != null ? workMaps : backend.store().map(CoordinationStore::maps), backend.describe(), registry,
+                metrics, replicated != null ? replicated.callTimeout(backend.callTimeout()) : backend.callTimeout(),
+                clock,
                 Optional.ofNullable(work).map(NodeWorkCluster::cluster));
         this.fencedWriter = settings.fencedWrites()
                 .map(interval -> FencedWriter.create(election, backend.fencedRegister(FencedWriter.REGISTER), interval,
@@ -140,6 +166,10 @@ final class RunningNode {
         }
         peerPort.ifPresent(address -> log.warn("The peer port {} accepts messages without a secret from anyone who"
                 + " can reach it (set --secret-file to require one)", address));
+        if (peerPort.isPresent() && replicated != null) {
+            log.warn("The work items' replica port {} accepts writes without a secret from anyone who can reach it"
+                    + " (set --secret-file to require one)", replicated.address().format());
+        }
     }
 
     private void run() {
@@ -151,6 +181,9 @@ final class RunningNode {
                     work.close();
                 }
                 election.close();
+                if (replicated != null) {
+                    replicated.close();
+                }
                 backend.close();
                 throw CliError.usage("--http: " + e.getMessage(), e);
             }
@@ -238,6 +271,9 @@ final class RunningNode {
             printer.shutdown();
             if (!printer.awaitTermination(2, TimeUnit.SECONDS)) {
                 log.warn("Some event lines were not printed before exit");
+            }
+            if (replicated != null) {
+                replicated.close();
             }
             backend.close();
             lines.write(json.nodeStopped(clock.instant()));

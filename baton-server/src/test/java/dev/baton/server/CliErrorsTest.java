@@ -138,10 +138,10 @@ class CliErrorsTest {
     }
 
     @Test
-    void workersOnPeer() {
+    void badWorkerUrlOnPeer() {
         assertUserError(List.of("node", "--backend", "peer", "--group", "g", "--listen", "127.0.0.1:7401",
-                "--seeds", "127.0.0.1:7401", "--cluster-size", "1", "--workers", "ws://127.0.0.1:9001"),
-                "--workers needs a store every node shares", "--backend peer has none");
+                "--seeds", "127.0.0.1:7401", "--cluster-size", "1", "--workers", "ws://127.0.0.1:9001,http://127.0.0.1:9002"),
+                "--workers", "is not a worker URL");
     }
 
     @Test

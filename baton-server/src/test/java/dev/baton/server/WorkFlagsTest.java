@@ -75,16 +75,22 @@ class WorkFlagsTest {
     }
 
     @Test
-    void peerRefusesTheWorkClusterNamingTheBackendsThatRunIt() {
+    void theServerlessBackendsRunTheWorkClusterOnReplicatedMaps() {
         List<String> peer = List.of("--backend", "peer", "--listen", "127.0.0.1:7401", "--seeds", "127.0.0.1:7401",
                 "--cluster-size", "1");
         List<String> withWorkers = new ArrayList<>(peer);
         withWorkers.addAll(List.of("--workers", "ws://127.0.0.1:9001"));
+        List<String> bully = List.of("--backend", "bully", "--listen", "127.0.0.1:7401", "--leader-store", "standalone",
+                "--workers",
+                "ws://127.0.0.1:9001");
 
-        assertUsageError(Map.of(), withWorkers, "--workers needs a store every node shares",
-                "memory, redis:// or postgresql://", "--backend peer has none");
-        assertUsageError(Map.of("DETECTOR_WORKERS", "ws://127.0.0.1:9001"), peer, "DETECTOR_WORKERS is set",
-                "unset it");
+        assertThat(parse(Map.of(), args(withWorkers.toArray(String[]::new))).settings().work().orElseThrow()
+                .workers()).containsExactly("ws://127.0.0.1:9001");
+        assertThat(parse(Map.of("DETECTOR_WORKERS", "ws://127.0.0.1:9001"), args(peer.toArray(String[]::new)))
+                .settings().work().orElseThrow().workers()).containsExactly("ws://127.0.0.1:9001");
+        assertThat(parse(Map.of(), args(bully.toArray(String[]::new))).settings().work()).isPresent();
+        assertUsageError(Map.of(), with(peer, "--workers", "http://127.0.0.1:9001"), "--workers",
+                "is not a worker URL");
     }
 
     @Test
@@ -127,8 +133,10 @@ class WorkFlagsTest {
         assertUsageError(Map.of(), List.of("--backend", "memory", "--items-sql", "SELECT 1", "--items-db", db),
                 "--items-sql needs --workers");
         assertUsageError(Map.of(), List.of("--backend", "peer", "--listen", "127.0.0.1:7401", "--seeds",
-                "127.0.0.1:7401", "--cluster-size", "1", "--items-sql", "SELECT 1"), "--items-sql belongs to the work"
-                + " cluster", "--backend peer has none");
+                "127.0.0.1:7401", "--cluster-size", "1", "--items-sql", "SELECT 1"), "--items-sql needs --items-db");
+        assertThat(settings(Map.of(), "--backend", "quorum", "--listen", "127.0.0.1:7401", "--seeds",
+                "127.0.0.1:7401", "--cluster-size", "1", "--workers", "ws://127.0.0.1:9001", "--items-sql", "SELECT 1",
+                "--items-db", db).work().orElseThrow().items()).isPresent();
     }
 
     @Test

@@ -4,6 +4,8 @@ import dev.baton.core.Election;
 import dev.baton.core.Membership;
 import dev.baton.core.Registration;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedMapStore;
+import dev.baton.core.store.MessageBus;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import dev.baton.work.internal.cluster.ClusterProcess;
@@ -70,7 +72,7 @@ public final class WorkCluster implements AutoCloseable {
     /** The life cycle. */
     public enum State { NEW, STARTED, CLOSED }
 
-    private final CoordinationStore store;
+    private final MessageBus bus;
     private final String group;
     private final String processId;
     private final StoreLayout layout;
@@ -83,7 +85,7 @@ public final class WorkCluster implements AutoCloseable {
     private volatile State state = State.NEW;
 
     private WorkCluster(Builder b) {
-        this.store = b.store;
+        this.bus = b.bus;
         Membership membership = b.membership != null ? b.membership : b.election.membership();
         this.group = b.election.group();
         this.processId = b.election.nodeId();
@@ -95,7 +97,7 @@ public final class WorkCluster implements AutoCloseable {
         WorkerTransport transport = b.transport != null ? b.transport
                 : new JdkWebSocketTransport(b.config.connection().maxMessageBytes());
         long incarnation = random.nextLong();
-        this.process = new ClusterProcess(b.election, new ClusterStore(store, group, processId, codec), membership,
+        this.process = new ClusterProcess(b.election, new ClusterStore(b.maps, b.bus, group, processId, codec), membership,
                 b.config, threads, clock, new LeaderThreads(threads.scheduler(), clock, random,
                 threads.sourceExecutor()), new WorkerFleet(workerUrls, transport),
                 new UserHooks(b.source, b.hook, b.sessions), incarnation, () -> state == State.STARTED);
@@ -106,7 +108,19 @@ public final class WorkCluster implements AutoCloseable {
      * or any store all the group's processes share).
      */
     public static Builder builder(Election election, CoordinationStore store) {
-        return new Builder(election, store);
+        Objects.requireNonNull(election, "election");
+        Objects.requireNonNull(store, "store");
+        return new Builder(election, store.maps(), store.bus());
+    }
+
+    /**
+     * Starts building a work cluster for {@code election}'s group on the fenced maps {@code maps} and the message bus
+     * {@code bus}, when they are not one {@link CoordinationStore}'s: for example the maps a serverless group
+     * replicates among its members ({@code dev.baton.peer.replica.ReplicatedWorkStore}). Every process of the group
+     * must see the same maps and bus; the maps must refuse writes under any term but the group's newest.
+     */
+    public static Builder builder(Election election, FencedMapStore maps, MessageBus bus) {
+        return new Builder(election, maps, bus);
     }
 
     // ---------------------------------------------------------------- life cycle
@@ -299,7 +313,7 @@ public final class WorkCluster implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         BusMessage.Regenerate notice = new BusMessage.Regenerate(group, reason, processId, clock.instant().toString());
-        return store.bus().publish(layout.commandsChannel(), codec.encode(notice)).thenApply(n -> null);
+        return bus.publish(layout.commandsChannel(), codec.encode(notice)).thenApply(n -> null);
     }
 
     /**
@@ -368,7 +382,8 @@ public final class WorkCluster implements AutoCloseable {
      */
     public static final class Builder {
         private final Election election;
-        private final CoordinationStore store;
+        private final FencedMapStore maps;
+        private final MessageBus bus;
         private final List<String> workers = new ArrayList<>();
         private DesiredStateSource source = DesiredStateSource.NONE;
         private WorkClusterConfig config = WorkClusterConfig.defaults();
@@ -382,9 +397,10 @@ public final class WorkCluster implements AutoCloseable {
         private Executor sourceExecutor;
         private Executor listenerExecutor;
 
-        private Builder(Election election, CoordinationStore store) {
+        private Builder(Election election, FencedMapStore maps, MessageBus bus) {
             this.election = Objects.requireNonNull(election, "election");
-            this.store = Objects.requireNonNull(store, "store");
+            this.maps = Objects.requireNonNull(maps, "maps");
+            this.bus = Objects.requireNonNull(bus, "bus");
         }
 
         /**

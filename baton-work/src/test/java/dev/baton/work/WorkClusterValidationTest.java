@@ -84,6 +84,20 @@ class WorkClusterValidationTest {
     }
 
     @Test
+    void theMapsAndTheBusMayComeApartButNeitherMayBeMissing() {
+        assertThatThrownBy(() -> WorkCluster.builder(election, null, store.bus()))
+                .isInstanceOf(NullPointerException.class).hasMessage("maps");
+        assertThatThrownBy(() -> WorkCluster.builder(election, store.maps(), null))
+                .isInstanceOf(NullPointerException.class).hasMessage("bus");
+        assertThatThrownBy(() -> WorkCluster.builder(null, store))
+                .isInstanceOf(NullPointerException.class).hasMessage("election");
+        try (WorkCluster apart = WorkCluster.builder(election, store.maps(), store.bus()).build()) {
+            assertThat(apart.group()).isEqualTo("cameras");
+            assertThat(apart.state()).isEqualTo(WorkCluster.State.NEW);
+        }
+    }
+
+    @Test
     void settingsAreCheckedWithTheFieldNamed() {
         assertThatIllegalArgumentException().isThrownBy(() -> WorkClusterConfig.builder()
                 .reconcileInterval(Duration.ZERO).build()).withMessage("reconcileInterval must be positive, was PT0S");

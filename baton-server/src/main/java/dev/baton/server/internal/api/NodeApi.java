@@ -2,6 +2,7 @@ package dev.baton.server.internal.api;
 
 import dev.baton.core.Election;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.FencedMapStore;
 import dev.baton.core.time.Clock;
 import dev.baton.http.LeaderGate;
 import dev.baton.http.LeaderOnly;
@@ -115,19 +116,21 @@ public final class NodeApi implements AutoCloseable {
     public static NodeApi create(Settings settings, Election election, CoordinationStore store,
             PrometheusMeterRegistry registry, MicrometerElectionMetrics metrics, Duration storeTimeout,
             Clock clock) {
-        return create(settings, election, Optional.of(store), store.describe(), registry, metrics, storeTimeout,
-                clock, Optional.empty());
+        return create(settings, election, Optional.of(store), Optional.of(store.maps()), store.describe(), registry,
+                metrics, storeTimeout, clock, Optional.empty());
     }
 
     /**
      * Builds the API for {@code election}; call before {@code election.start()}. Without a store (the serverless
      * {@code quorum} and {@code bully} backends) {@code /cluster/events} answers from this node's own event log and
-     * the work items answer {@code 501 no_shared_store}, since there is nowhere to keep them that a new leader would
-     * find. With a work cluster, {@code GET /work/state} answers its state, items need a {@code modelUrl}, and every
+     * the work items answer {@code 501 no_shared_store} unless the node runs a work cluster (whose members then
+     * replicate them), since otherwise there is nowhere to keep them that a new leader would find. With a work cluster, {@code GET /work/state} answers its state, items need a {@code modelUrl}, and every
      * accepted item write asks the cluster's leader to reconcile at once; without one, {@code GET /work/state}
      * answers {@code 404 no_work_cluster}.
      *
      * @param store       the shared store, if the backend has one
+     * @param workItems   where the work items are kept: the store's fenced maps, or on a serverless backend with a
+     *                    work cluster the maps its members replicate; empty answers {@code 501 no_shared_store}
      * @param backend     the backend as {@code /cluster/status} shows it, without secrets
      * @param registry    where {@code /metrics} reads from and HTTP request metrics go
      * @param metrics     the election's meters, already passed to its builder; bound to the election here
@@ -135,7 +138,7 @@ public final class NodeApi implements AutoCloseable {
      * @param work        the node's work cluster ({@code --workers}), if it runs one; it needs the store
      */
     public static NodeApi create(Settings settings, Election election, Optional<CoordinationStore> store,
-            String backend, PrometheusMeterRegistry registry, MicrometerElectionMetrics metrics, Duration callTimeout,
+            Optional<FencedMapStore> workItems, String backend, PrometheusMeterRegistry registry, MicrometerElectionMetrics metrics, Duration callTimeout,
             Clock clock, Optional<WorkCluster> work) {
         LocalEventLog localEvents = LocalEventLog.recording(election, clock);
         metrics.bindTo(election);
@@ -177,15 +180,15 @@ public final class NodeApi implements AutoCloseable {
             app.before("/cluster/leader/release", auth);
             app.before("/work/regenerate", auth);
             app.before(WorkStateRoutes.DRAIN_PATH, auth);
-            if (store.isPresent()) {
+            if (workItems.isPresent()) {
                 app.before("/work/items/{id}", auth);
             }
         });
         app.before("/cluster/leader/release", LeaderOnly.handler(gate));
         cluster.register(app);
-        if (store.isPresent()) {
+        if (workItems.isPresent()) {
             app.before("/work/items/{id}", LeaderOnly.handler(gate));
-            new WorkItemRoutes(election, store.get().maps(), gate, calls, work).register(app);
+            new WorkItemRoutes(election, workItems.get(), gate, calls, work).register(app);
         } else {
             WorkItemRoutes.registerWithoutStore(app, backend);
         }
@@ -193,7 +196,7 @@ public final class NodeApi implements AutoCloseable {
             app.before(WorkStateRoutes.DRAIN_PATH, LeaderOnly.handler(gate));
             new WorkStateRoutes(work.get(), calls).register(app);
         } else {
-            WorkStateRoutes.registerWithout(app, store.isPresent() ? WorkStateRoutes.notRunning()
+            WorkStateRoutes.registerWithout(app, workItems.isPresent() ? WorkStateRoutes.notRunning()
                     : WorkItemRoutes.noSharedStore(backend));
         }
         app.get("/metrics", ctx -> metrics(ctx, cluster, metrics, registry));

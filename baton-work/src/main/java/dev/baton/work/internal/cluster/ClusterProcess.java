@@ -76,11 +76,11 @@ public final class ClusterProcess {
         this.fanOut = new EventFanOut(listeners, threads.listenerExecutor());
         this.leader = new LeaderSwitch(shared, config, membership, leaderThreads, fleet, hooks, fanOut, ownScheduler,
                 started, () -> announcer().announce(true));
-        this.client = new LeaderClient(group, processId, incarnation, shared.store(), shared.codec(), scheduler, clock,
+        this.client = new LeaderClient(group, processId, incarnation, shared.bus(), shared.codec(), scheduler, clock,
                 config, leader::role, () -> election.leader().map(LeaderInfo::term).orElse(0L));
         this.announcer = new ListenerAnnouncer(group, processId, listeners, client, scheduler,
                 config.listenerRefreshInterval(), started);
-        this.inbox = new ResultInbox(group, processId, shared.store(), shared.codec(), scheduler, clock, config,
+        this.inbox = new ResultInbox(group, processId, shared.bus(), shared.codec(), scheduler, clock, config,
                 new ResultInbox.Sink() {
                     @Override
                     public void result(String workerUrl, WorkerMessage.ImageDetection detection, boolean global) {
@@ -105,7 +105,7 @@ public final class ClusterProcess {
 
     /** Listens on this process's channel and to the election; leads at once if the election already leads. */
     public void start() {
-        channel = shared.store().bus().subscribe(layout.processChannel(shared.processId()),
+        channel = shared.bus().subscribe(layout.processChannel(shared.processId()),
                 bytes -> scheduler.execute(() -> {
                     if (started.getAsBoolean()) {
                         inbox.received(bytes);
@@ -194,7 +194,7 @@ public final class ClusterProcess {
 
     /** The cluster as the store records it, as seen by this process. */
     public CompletableFuture<WorkClusterState> state() {
-        return StateReader.read(shared.store().maps(), membership, shared.group(), layout, fleet.urls())
+        return StateReader.read(shared.maps(), membership, shared.group(), layout, fleet.urls())
                 .thenApply(read -> read.as(shared.processId(), leader.isLeading()));
     }
 

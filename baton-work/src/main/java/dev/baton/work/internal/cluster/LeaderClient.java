@@ -3,7 +3,7 @@ package dev.baton.work.internal.cluster;
 import dev.baton.work.StoreLayout;
 import dev.baton.work.WorkClusterConfig;
 import dev.baton.work.WorkClusterException;
-import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.MessageBus;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import dev.baton.work.internal.reconcile.LeaderRole;
@@ -29,7 +29,7 @@ final class LeaderClient {
 
     private final String group;
     private final String processId;
-    private final CoordinationStore store;
+    private final MessageBus bus;
     private final StoreLayout layout;
     private final BusCodec codec;
     private final Scheduler scheduler;
@@ -45,12 +45,12 @@ final class LeaderClient {
      * @param localRole  this process's leader role, if it has one
      * @param leaderTerm the term of the leader this process knows now, 0 if it knows none
      */
-    LeaderClient(String group, String processId, long incarnation, CoordinationStore store, BusCodec codec,
+    LeaderClient(String group, String processId, long incarnation, MessageBus bus, BusCodec codec,
             Scheduler scheduler, Clock clock, WorkClusterConfig config, Supplier<LeaderRole> localRole,
             LongSupplier leaderTerm) {
         this.group = group;
         this.processId = processId;
-        this.store = store;
+        this.bus = bus;
         this.layout = config.layout();
         this.codec = codec;
         this.scheduler = scheduler;
@@ -94,7 +94,7 @@ final class LeaderClient {
             role.handle(p.request.withTerm(role.term()))
                     .thenAccept(response -> scheduler.execute(() -> answered(response)));
         } else if (term > 0) {
-            store.bus().publish(layout.commandsChannel(), codec.encode(p.request.withTerm(term))).exceptionally(e -> {
+            bus.publish(layout.commandsChannel(), codec.encode(p.request.withTerm(term))).exceptionally(e -> {
                 scheduler.execute(() -> p.lastError = "could not publish: " + e);
                 return -1L;
             });

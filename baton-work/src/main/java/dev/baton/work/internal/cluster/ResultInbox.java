@@ -1,7 +1,7 @@
 package dev.baton.work.internal.cluster;
 
 import dev.baton.work.WorkClusterConfig;
-import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.MessageBus;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import dev.baton.work.internal.route.BadMessageLog;
@@ -35,7 +35,7 @@ final class ResultInbox {
 
     private final String group;
     private final String processId;
-    private final CoordinationStore store;
+    private final MessageBus bus;
     private final BusCodec codec;
     private final Scheduler scheduler;
     private final WorkClusterConfig config;
@@ -46,11 +46,11 @@ final class ResultInbox {
     private boolean flushScheduled;
     private long results;
 
-    ResultInbox(String group, String processId, CoordinationStore store, BusCodec codec, Scheduler scheduler,
+    ResultInbox(String group, String processId, MessageBus bus, BusCodec codec, Scheduler scheduler,
             Clock clock, WorkClusterConfig config, Sink sink) {
         this.group = group;
         this.processId = processId;
-        this.store = store;
+        this.bus = bus;
         this.codec = codec;
         this.scheduler = scheduler;
         this.config = config;
@@ -111,7 +111,7 @@ final class ResultInbox {
         if (sender == null) {
             return;
         }
-        store.bus().publish(config.layout().processChannel(sender), codec.encode(new BusMessage.Ack(group, stream, upTo,
+        bus.publish(config.layout().processChannel(sender), codec.encode(new BusMessage.Ack(group, stream, upTo,
                 processId))).exceptionally(e -> {
                     log.debug("could not acknowledge stream {} to {}: {}", stream, sender, e.toString());
                     return -1L;

@@ -86,7 +86,7 @@ public final class LeaderRole {
         this.hooks = hooks;
         this.leadership = leadership;
         this.onStopped = onStopped;
-        this.writer = new TermWriter(shared.store().maps(), shared.group(), shared.processId(), leadership.term(), threads.scheduler(),
+        this.writer = new TermWriter(shared.maps(), shared.group(), shared.processId(), leadership.term(), threads.scheduler(),
                 () -> active, leadership::isValid, this::deposed);
         this.pool = new WorkerPool(shared.processId(), config, threads, fleet, local, writer, this::isActive, new WorkerPool.Callbacks() {
             @Override
@@ -162,7 +162,7 @@ public final class LeaderRole {
         }
         active = true;
         log.info("leading the work cluster in term {}: {} workers", leadership.term(), fleet.urls().size());
-        commands = shared.store().bus().subscribe(config.layout().commandsChannel(),
+        commands = shared.bus().subscribe(config.layout().commandsChannel(),
                 bytes -> threads.scheduler().execute(() -> onCommand(bytes)));
         pool.start();
         router.start();
@@ -272,7 +272,7 @@ public final class LeaderRole {
         if (message instanceof BusMessage.Regenerate r) {
             regenerate("regenerate_subscriptions from " + r.triggeredBy() + ": " + r.reason());
         } else if (message instanceof BusMessage.Request request) {
-            handle(request).thenAccept(response -> shared.store().bus().publish(
+            handle(request).thenAccept(response -> shared.bus().publish(
                     config.layout().processChannel(request.replyTo()), shared.codec().encode(response)));
         } else {
             badCommands.dropped("a " + message.type() + " message does not belong on the commands channel");
@@ -345,7 +345,7 @@ public final class LeaderRole {
 
     private void unsubscribeCamera(BusMessage.UnsubscribeCamera u, CompletableFuture<BusMessage.Response> answer) {
         String itemsMap = config.layout().itemsMap();
-        shared.store().maps().mapEntries(shared.group(), itemsMap).whenComplete((entries, error) -> threads.scheduler().execute(() -> {
+        shared.maps().mapEntries(shared.group(), itemsMap).whenComplete((entries, error) -> threads.scheduler().execute(() -> {
             if (!active) {
                 return;
             }

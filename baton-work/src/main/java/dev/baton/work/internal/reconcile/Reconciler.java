@@ -108,7 +108,7 @@ final class Reconciler {
 
     /** Loads the recorded actual state, regenerates the desired state, and starts the timers. */
     void start() {
-        shared.store().maps().mapEntries(shared.group(), actualMap).whenComplete((entries, error) -> threads.scheduler().execute(() -> {
+        shared.maps().mapEntries(shared.group(), actualMap).whenComplete((entries, error) -> threads.scheduler().execute(() -> {
             if (!active.getAsBoolean()) {
                 return;
             }
@@ -136,7 +136,7 @@ final class Reconciler {
      * its connection, and a worker still draining announces it again on this leader's).
      */
     private void loadDrains() {
-        shared.store().maps().mapEntries(shared.group(), drainingMap).whenComplete((entries, error) ->
+        shared.maps().mapEntries(shared.group(), drainingMap).whenComplete((entries, error) ->
                 threads.scheduler().execute(() -> {
                     if (!active.getAsBoolean()) {
                         return;
@@ -211,7 +211,7 @@ final class Reconciler {
         regenerating = true;
         log.debug("regenerating the desired state: {}", reason);
         CompletableFuture<SortedMap<String, FencedValue>> stored =
-                shared.store().maps().mapEntries(shared.group(), config.layout().itemsMap());
+                shared.maps().mapEntries(shared.group(), config.layout().itemsMap());
         CompletableFuture<List<WorkItem>> fromSource = CompletableFuture.supplyAsync(() -> {
             try {
                 return hooks.source().load();

@@ -95,7 +95,7 @@ final class ResultRouter {
         inbound.hold(results);
         CompletableFuture<Long> sent;
         try {
-            sent = shared.store().bus().publish(config.layout().processChannel(process), bytes);
+            sent = shared.bus().publish(config.layout().processChannel(process), bytes);
         } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
         }
@@ -118,9 +118,9 @@ final class ResultRouter {
     void start() {
         String group = shared.group();
         CompletableFuture<SortedMap<String, FencedValue>> cards =
-                shared.store().maps().mapEntries(group, config.layout().listenersMap());
+                shared.maps().mapEntries(group, config.layout().listenersMap());
         CompletableFuture<SortedMap<String, FencedValue>> assignments =
-                shared.store().maps().mapEntries(group, config.layout().assignmentsMap());
+                shared.maps().mapEntries(group, config.layout().assignmentsMap());
         CompletableFuture.allOf(cards, assignments).whenComplete((ok, error) -> threads.scheduler().execute(() -> {
             if (stopped) {
                 return;
