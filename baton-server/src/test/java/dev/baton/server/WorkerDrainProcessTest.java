@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Planned departures with real processes: a {@code baton worker} stopped with SIGTERM announces a drain and exits
- * only once its items run on the other workers (each subscribed there before it was stopped here), and
- * {@code POST /work/workers/{id}/drain} drains a worker on an operator's word until {@code DELETE} ends it.
+ * only once its items run on the other workers (each subscribed there before it was stopped here),
+ * {@code POST /work/workers/{id}/drain} drains a worker on an operator's word until {@code DELETE} ends it, and a
+ * worker killed and started again within {@code --restart-grace} gets its own items back, none of them moved.
  */
 class WorkerDrainProcessTest {
 
@@ -40,18 +41,18 @@ class WorkerDrainProcessTest {
         processes.close();
     }
 
-    private void start() {
+    private void start(String... nodeFlags) {
         for (int i = 0; i < 3; i++) {
-            NodeProcess worker = processes.run("w" + i, List.of("worker", "--port", "0", "--detections-per-second",
-                    "0", "--report-interval", "200ms", "--drain-timeout", "30s"));
-            await().atMost(PATIENCE).until(() -> worker.last("worker-started").isPresent());
+            NodeProcess worker = startWorker("w" + i, 0);
             workers.add(worker);
             urls.add(worker.last("worker-started").orElseThrow().get("url").asText());
         }
         int port = NginxProcess.freeLoopbackPort();
         api = "http://127.0.0.1:" + port;
-        processes.start("n1", "--backend", "memory", "--group", "cameras", "--profile", "fast", "--http",
-                "127.0.0.1:" + port, "--workers", String.join(",", urls));
+        List<String> flags = new ArrayList<>(List.of("--backend", "memory", "--group", "cameras", "--profile", "fast",
+                "--http", "127.0.0.1:" + port, "--workers", String.join(",", urls)));
+        flags.addAll(List.of(nodeFlags));
+        processes.start("n1", flags.toArray(String[]::new));
         await().atMost(PATIENCE).ignoreExceptions().until(() -> WorkHttp.send(HttpRequest.newBuilder(URI.create(api
                 + "/cluster/leader"))).statusCode() == 200);
         for (int i = 0; i < ITEMS; i++) {
@@ -117,9 +118,43 @@ class WorkerDrainProcessTest {
         assertThat(after.get("draining").size()).isZero();
     }
 
+    @Test
+    void aWorkerKilledAndStartedAgainWithinTheGraceGetsItsOwnItemsBack() {
+        start("--restart-grace", "60s");
+        String url = urls.get(0);
+        List<String> itemsThere = itemsOn(url);
+        assertThat(itemsThere).isNotEmpty();
+        Map<String, String> before = active();
+
+        workers.get(0).sigkill();  // no drain announced: a crash, or a restart that gave no notice
+        assertThat(workers.get(0).awaitExit(PATIENCE)).isNotZero();
+        NodeProcess again = startWorker("w0-again", URI.create(url).getPort());
+
+        // The restarted worker reports it runs nothing; the leader subscribes its own items on it again, and none of
+        // them went to another worker while it was away.
+        await().atMost(PATIENCE).until(() -> itemsThere.stream().allMatch(item -> commandAt(again, "subscribe", item)
+                != null) && active().equals(before));
+        for (String item : itemsThere) {
+            assertThat(workers.subList(1, 3)).as(item).allSatisfy(w -> assertThat(commandAt(w, "subscribe", item))
+                    .as(w.name()).isNull());
+        }
+    }
+
+    private NodeProcess startWorker(String name, int port) {
+        NodeProcess worker = processes.run(name, List.of("worker", "--port", Integer.toString(port),
+                "--detections-per-second", "0", "--report-interval", "200ms", "--drain-timeout", "30s"));
+        await().atMost(PATIENCE).until(() -> worker.last("worker-started").isPresent());
+        return worker;
+    }
+
     /** Item -> worker, for the items the leader records as active. */
-    private Map<String, String> active() throws Exception {
-        JsonNode state = JSON.readTree(WorkHttp.send(HttpRequest.newBuilder(URI.create(api + "/work/state"))).body());
+    private Map<String, String> active() {
+        JsonNode state;
+        try {
+            state = JSON.readTree(WorkHttp.send(HttpRequest.newBuilder(URI.create(api + "/work/state"))).body());
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
         Map<String, String> active = new TreeMap<>();
         for (JsonNode a : state.path("assignments")) {
             if ("active".equals(a.path("status").asText())) {
@@ -130,12 +165,7 @@ class WorkerDrainProcessTest {
     }
 
     private List<String> itemsOn(String worker) {
-        try {
-            return active().entrySet().stream().filter(e -> e.getValue().equals(worker)).map(Map.Entry::getKey)
-                    .toList();
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
+        return active().entrySet().stream().filter(e -> e.getValue().equals(worker)).map(Map.Entry::getKey).toList();
     }
 
     /** When {@code worker} printed that it received a {@code type} command for {@code item}, or null. */
