@@ -317,8 +317,8 @@ public final class RedisSentinelTopology implements AutoCloseable {
 
     private void launch(Path binary) {
         for (int i = 0; i < NODES; i++) {
-            nodes.add(new RedisNodeProcess(i == 0 ? "primary 0" : "replica " + i, binary, TopologyLifecycle.subdirectory(dir, "node-" + i),
-                    List.of()));
+            nodes.add(new RedisNodeProcess(i == 0 ? "primary 0" : "replica " + i, binary,
+                    TopologyLifecycle.subdirectory(dir, "node-" + i), List.of()));
         }
         Path primaryDir = TopologyLifecycle.subdirectory(dir, "node-0");
         nodes.get(0).start(port -> RedisNodeProcess.baseConfig(port, primaryDir));

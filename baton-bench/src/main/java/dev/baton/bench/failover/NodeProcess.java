@@ -55,7 +55,9 @@ final class NodeProcess {
         return start(name, uri, group, acquisitions, null);
     }
 
-    /** As {@link #start(String, String, String, BlockingQueue)}, with every granted lease call put on {@code grants}. */
+    /**
+     * As {@link #start(String, String, String, BlockingQueue)}, with every granted lease call put on {@code grants}.
+     */
     static NodeProcess start(String name, String uri, String group, BlockingQueue<Acquired> acquisitions,
             BlockingQueue<Grant> grants) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

@@ -125,10 +125,12 @@ public final class StoreFailoverScenario implements Scenario {
                 Samples storeToLeader = new Samples(warmup, n);
                 int misses = 0;
                 for (int k = 1; k <= warmup + n; k++) {
-                    misses += handover(nodes, topology, observer, acquisitions, grants, random, handover, false) ? 0 : 1;
+                    boolean seen = handover(nodes, topology, observer, acquisitions, grants, random, handover, false);
+                    misses += seen ? 0 : 1;
                 }
                 for (int k = 1; k <= warmup + n; k++) {
-                    misses += handover(nodes, topology, observer, acquisitions, grants, random, crash, true) ? 0 : 1;
+                    boolean seen = handover(nodes, topology, observer, acquisitions, grants, random, crash, true);
+                    misses += seen ? 0 : 1;
                 }
                 for (int k = 1; k <= warmup + n; k++) {
                     misses += storeFailover(topology, observer, grants, random, storeAlone, storeToLeader) ? 0 : 1;
@@ -209,11 +211,11 @@ public final class StoreFailoverScenario implements Scenario {
             throws Exception {
         settle(random);
         awaitLease(observer);
+        grants.clear();
         topology.killPrimary();
         // From the moment the primary is surely gone: a call sent before may have been granted by the server that was
         // killed, and one sent after can only be granted by the store that serves next.
         long killAt = System.nanoTime();
-        grants.clear();
         topology.recover();
         long storeBack = System.nanoTime();
         Long actedAt = firstGrantSentAfter(grants, killAt);

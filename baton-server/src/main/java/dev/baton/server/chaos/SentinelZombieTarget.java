@@ -29,8 +29,8 @@ import java.util.concurrent.locks.LockSupport;
  * replica), the replicas cannot resynchronise, and the other nodes follow the Sentinels to the new primary. The old
  * primary runs on, accepting {@code n1}'s renewals, acquisitions and fenced writes, until two leases after the new
  * primary was promoted; then {@code n1}'s link is cut, the old primary shot (SIGKILL) and restarted empty as a replica
- * of the new primary, and {@code n1}'s link pointed at the new primary. Two leaders, one on each primary, are what the fault is for: the checkers say
- * whether a term was issued twice or a stale fenced write accepted.
+ * of the new primary, and {@code n1}'s link pointed at the new primary. Two leaders, one on each primary, are what
+ * the fault is for: the checkers say whether a term was issued twice or a stale fenced write accepted.
  */
 final class SentinelZombieTarget extends ReplicatedStoreTarget {
 
