@@ -1,8 +1,6 @@
 package dev.baton.testkit;
 
 import java.io.File;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +38,6 @@ public final class EtcdCluster implements AutoCloseable {
     private static final String EXECUTABLE = "etcd";
     private static final int MEMBERS = 3;
     private static final int MAJORITY = MEMBERS / 2 + 1;
-    private static final int LAUNCH_ATTEMPTS = 3;
     private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
 
     private final Path dir;
@@ -69,26 +66,9 @@ public final class EtcdCluster implements AutoCloseable {
      */
     public static EtcdCluster start() {
         Path binary = binary().orElseThrow(() -> new IllegalStateException(whyUnavailable().orElseThrow()));
-        IllegalStateException failure = null;
-        for (int attempt = 1; attempt <= LAUNCH_ATTEMPTS; attempt++) {
-            EtcdCluster cluster = new EtcdCluster(temporaryDirectory());
-            TopologyCleanup.register(cluster);
-            try {
-                cluster.launch(binary);
-                return cluster;
-            } catch (IllegalStateException e) {
-                cluster.close();
-                failure = e;
-                // Six ports are picked before any member binds one: another process may take one meanwhile.
-                if (e.getMessage() == null || !e.getMessage().contains("address already in use")) {
-                    break;
-                }
-            } catch (RuntimeException e) {
-                cluster.close();
-                throw e;
-            }
-        }
-        throw failure;
+        // Six ports are picked before any member binds one: another process may take one meanwhile.
+        return TopologyLifecycle.start("etcd", "baton-etcd-", EtcdCluster::new, cluster -> cluster.launch(binary),
+                TopologyLifecycle::portTaken);
     }
 
     /** {@code http://127.0.0.1:PORT} of each member's client port, member 0 first. */
@@ -191,12 +171,7 @@ public final class EtcdCluster implements AutoCloseable {
             return;
         }
         closed = true;
-        try {
-            members.forEach(EtcdMember::stop);
-        } finally {
-            TopologyCleanup.forget(this);
-            ServerProcesses.deleteRecursively(dir);
-        }
+        TopologyLifecycle.stopAndDelete(this, dir, () -> members.forEach(EtcdMember::stop));
     }
 
     @Override
@@ -206,12 +181,7 @@ public final class EtcdCluster implements AutoCloseable {
 
     private void launch(Path binary) {
         for (int i = 0; i < MEMBERS; i++) {
-            Path memberDir = dir.resolve("member-" + i);
-            try {
-                Files.createDirectories(memberDir);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot create " + memberDir, e);
-            }
+            Path memberDir = TopologyLifecycle.subdirectory(dir, "member-" + i);
             members.add(new EtcdMember("member-" + i, binary, memberDir, ServerProcesses.freePort(EtcdMember.HOST),
                     ServerProcesses.freePort(EtcdMember.HOST)));
         }
@@ -249,14 +219,6 @@ public final class EtcdCluster implements AutoCloseable {
     private void requireOpen() {
         if (closed) {
             throw new IllegalStateException("EtcdCluster is closed");
-        }
-    }
-
-    private static Path temporaryDirectory() {
-        try {
-            return Files.createTempDirectory("baton-etcd-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary directory for etcd", e);
         }
     }
 

@@ -1,9 +1,6 @@
 package dev.baton.testkit;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,21 +50,9 @@ public final class RedisClusterTopology implements AutoCloseable {
 
     /** Starts six nodes, forms the cluster and waits until every node reports {@code cluster_state:ok}. */
     public static RedisClusterTopology start() {
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("baton-redis-cluster-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary directory for the Redis Cluster", e);
-        }
-        RedisClusterTopology topology = new RedisClusterTopology(dir);
-        TopologyCleanup.register(topology);
-        try {
-            topology.launch(RedisServer.binary());
-            return topology;
-        } catch (RuntimeException e) {
-            topology.close();
-            throw e;
-        }
+        Path binary = RedisServer.binary();
+        return TopologyLifecycle.start("the Redis Cluster", "baton-redis-cluster-", RedisClusterTopology::new,
+                topology -> topology.launch(binary), failure -> false);
     }
 
     /** All six nodes' addresses, node 0 first: seeds for a cluster client. */
@@ -310,12 +295,7 @@ public final class RedisClusterTopology implements AutoCloseable {
             return;
         }
         closed = true;
-        try {
-            nodes.forEach(RedisNodeProcess::stop);
-        } finally {
-            TopologyCleanup.forget(this);
-            ServerProcesses.deleteRecursively(dir);
-        }
+        TopologyLifecycle.stopAndDelete(this, dir, () -> nodes.forEach(RedisNodeProcess::stop));
     }
 
     @Override
@@ -390,7 +370,7 @@ public final class RedisClusterTopology implements AutoCloseable {
 
     private void launch(Path binary) {
         for (int i = 0; i < NODES; i++) {
-            Path nodeDir = subdirectory("node-" + i);
+            Path nodeDir = TopologyLifecycle.subdirectory(dir, "node-" + i);
             RedisNodeProcess node = new RedisNodeProcess((i < MASTERS ? "master " : "replica ") + i, binary, nodeDir,
                     List.of());
             nodes.add(node);
@@ -492,15 +472,6 @@ public final class RedisClusterTopology implements AutoCloseable {
             throw new IllegalArgumentException("node must be between 0 and " + (NODES - 1) + ", was " + node);
         }
         return nodes.get(node);
-    }
-
-    private Path subdirectory(String name) {
-        Path sub = dir.resolve(name);
-        try {
-            return Files.createDirectories(sub);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + sub, e);
-        }
     }
 
     private void requireOpen() {

@@ -1,9 +1,6 @@
 package dev.baton.testkit;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,21 +58,9 @@ public final class RedisSentinelTopology implements AutoCloseable {
      * of them knows both replicas and both other Sentinels, so a failover can start at once.
      */
     public static RedisSentinelTopology start() {
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("baton-redis-sentinel-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary directory for the Sentinel topology", e);
-        }
-        RedisSentinelTopology topology = new RedisSentinelTopology(dir);
-        TopologyCleanup.register(topology);
-        try {
-            topology.launch(RedisServer.binary());
-            return topology;
-        } catch (RuntimeException e) {
-            topology.close();
-            throw e;
-        }
+        Path binary = RedisServer.binary();
+        return TopologyLifecycle.start("the Sentinel topology", "baton-redis-sentinel-", RedisSentinelTopology::new,
+                topology -> topology.launch(binary), failure -> false);
     }
 
     /** {@link #MASTER_NAME}. */
@@ -318,14 +303,11 @@ public final class RedisSentinelTopology implements AutoCloseable {
             return;
         }
         closed = true;
-        try {
+        TopologyLifecycle.stopAndDelete(this, dir, () -> {
             // Sentinels first, so none reconfigures the data nodes while they go down.
             sentinels.forEach(RedisNodeProcess::stop);
             nodes.forEach(RedisNodeProcess::stop);
-        } finally {
-            TopologyCleanup.forget(this);
-            ServerProcesses.deleteRecursively(dir);
-        }
+        });
     }
 
     @Override
@@ -335,14 +317,14 @@ public final class RedisSentinelTopology implements AutoCloseable {
 
     private void launch(Path binary) {
         for (int i = 0; i < NODES; i++) {
-            nodes.add(new RedisNodeProcess(i == 0 ? "primary 0" : "replica " + i, binary, subdirectory("node-" + i),
-                    List.of()));
+            nodes.add(new RedisNodeProcess(i == 0 ? "primary 0" : "replica " + i, binary,
+                    TopologyLifecycle.subdirectory(dir, "node-" + i), List.of()));
         }
-        Path primaryDir = subdirectory("node-0");
+        Path primaryDir = TopologyLifecycle.subdirectory(dir, "node-0");
         nodes.get(0).start(port -> RedisNodeProcess.baseConfig(port, primaryDir));
         int primaryPort = nodes.get(0).port();
         for (int i = 1; i < NODES; i++) {
-            Path nodeDir = subdirectory("node-" + i);
+            Path nodeDir = TopologyLifecycle.subdirectory(dir, "node-" + i);
             nodes.get(i).start(port -> {
                 List<String> lines = RedisNodeProcess.baseConfig(port, nodeDir);
                 lines.add("replicaof " + RedisNodeProcess.HOST + " " + primaryPort);
@@ -351,7 +333,7 @@ public final class RedisSentinelTopology implements AutoCloseable {
         }
         awaitReplicasConnected(nodes.get(0).address());
         for (int i = 0; i < SENTINELS; i++) {
-            Path sentinelDir = subdirectory("sentinel-" + i);
+            Path sentinelDir = TopologyLifecycle.subdirectory(dir, "sentinel-" + i);
             RedisNodeProcess sentinel = new RedisNodeProcess("sentinel " + i, binary, sentinelDir,
                     List.of("--sentinel"));
             sentinels.add(sentinel);
@@ -434,15 +416,6 @@ public final class RedisSentinelTopology implements AutoCloseable {
                     + sentinel);
         }
         return sentinels.get(sentinel);
-    }
-
-    private Path subdirectory(String name) {
-        Path sub = dir.resolve(name);
-        try {
-            return Files.createDirectories(sub);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create " + sub, e);
-        }
     }
 
     private void requireOpen() {

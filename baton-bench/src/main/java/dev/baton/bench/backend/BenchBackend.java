@@ -1,6 +1,7 @@
 package dev.baton.bench.backend;
 
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.etcd.EtcdStore;
 import dev.baton.postgres.PostgresStore;
 import dev.baton.redis.RedisStore;
 import java.util.Locale;
@@ -21,19 +22,24 @@ public sealed interface BenchBackend extends AutoCloseable permits RedisBackend,
     }
 
     /**
-     * Connects a store to {@code uri} by its scheme ({@code redis://}, {@code redis-sentinel://} or
-     * {@code postgresql://}, one host or several): what the failover
+     * Connects a store to {@code uri} by its scheme ({@code redis://}, {@code redis-sentinel://},
+     * {@code redis-cluster://}, {@code postgresql://} or {@code etcd://}, one host or several): what the failover
      * scenario's child JVMs do with the URI they are given.
      */
     static CoordinationStore connect(String uri) {
         String lower = uri.toLowerCase(Locale.ROOT);
-        if (lower.startsWith("redis://") || lower.startsWith("rediss://") || lower.startsWith("redis-sentinel://")) {
+        if (lower.startsWith("redis://") || lower.startsWith("rediss://") || lower.startsWith("redis-sentinel://")
+                || lower.startsWith("redis-cluster://")) {
             return RedisStore.connect(uri);
         }
         if (lower.startsWith("postgresql://") || lower.startsWith("postgres://")) {
             return PostgresStore.connect(uri);
         }
-        throw new IllegalArgumentException("not a redis://, redis-sentinel:// or postgresql:// URI");
+        if (lower.startsWith("etcd://")) {
+            return EtcdStore.connect(uri);
+        }
+        throw new IllegalArgumentException(
+                "not a redis://, redis-sentinel://, redis-cluster://, postgresql:// or etcd:// URI");
     }
 
     BackendKind kind();

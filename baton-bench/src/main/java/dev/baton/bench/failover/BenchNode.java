@@ -19,7 +19,8 @@ import java.time.Duration;
  * <p>Runs one Baton election with {@link ElectionConfig#fast()} and prints, on stdout, {@code node <id>} at start,
  * {@code ready} once the first round resolved, and {@code acquired <term> <nanoTime> <sent> <granted>} from every
  * {@code LeadershipAcquired} listener call (default event thread): the listener's {@code nanoTime} taken first thing,
- * then when the granted acquire was sent and when its reply arrived (from a {@link TracingStore}). {@link System#nanoTime()} is
+ * then when the granted acquire was sent and when its reply arrived (from a {@link TracingStore}), and
+ * {@code renewed <sent> <granted>} for every renewal the store granted. {@link System#nanoTime()} is
  * {@code CLOCK_MONOTONIC} on Linux, one clock for every process on the machine, so the parent can subtract its own
  * readings from these. Runs until its stdin closes (the parent is gone or done), then closes the election and exits;
  * the scenario normally ends it with SIGKILL.
@@ -38,6 +39,12 @@ public final class BenchNode {
         try (TracingStore store = new TracingStore(BenchBackend.connect(args[0]));
              Election election = Baton.election(store).group(args[1]).node(NodeInfo.create(args[2]))
                      .config(ElectionConfig.fast()).build()) {
+            store.onRenewed((sent, granted) -> {
+                synchronized (out) {
+                    out.println("renewed " + sent + " " + granted);
+                    out.flush();
+                }
+            });
             election.addListener(event -> {
                 if (event instanceof ElectionEvent.LeadershipAcquired acquired) {
                     long now = System.nanoTime();

@@ -9,10 +9,13 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * A {@link BenchNode} child JVM as the failover scenario sees it: its node id, when it is ready, and the
- * {@code acquired} lines it prints, forwarded to a queue shared by all nodes.
+ * A {@link BenchNode} child JVM as the failover scenario sees it: its node id, when it is ready, the
+ * {@code acquired} lines it prints, forwarded to a queue shared by all nodes, and its lease calls the store granted
+ * ({@code acquired} and {@code renewed} lines), forwarded to a second shared queue if one is given and remembered as
+ * the {@link #lastGrantSent() last one sent}.
  */
 final class NodeProcess {
 
@@ -23,15 +26,22 @@ final class NodeProcess {
     record Acquired(NodeProcess node, long term, long atNanos, long acquireSent, long acquireGranted) {
     }
 
+    /** A lease call (acquire or renew) the store granted: when it was sent and when its reply arrived. */
+    record Grant(NodeProcess node, long sentNanos, long grantedNanos) {
+    }
+
     private final String name;
     private final Process process;
     private final CompletableFuture<String> nodeId = new CompletableFuture<>();
     private final CompletableFuture<Void> ready = new CompletableFuture<>();
+    private final CompletableFuture<Void> outputRead = new CompletableFuture<>();
+    private volatile long lastGrantSent;
 
-    private NodeProcess(String name, Process process, BlockingQueue<Acquired> acquisitions) {
+    private NodeProcess(String name, Process process, BlockingQueue<Acquired> acquisitions,
+            BlockingQueue<Grant> grants) {
         this.name = name;
         this.process = process;
-        Thread reader = new Thread(() -> read(acquisitions), "bench-node-reader-" + name);
+        Thread reader = new Thread(() -> read(acquisitions, grants), "bench-node-reader-" + name);
         reader.setDaemon(true);
         reader.start();
     }
@@ -42,16 +52,24 @@ final class NodeProcess {
      */
     static NodeProcess start(String name, String uri, String group, BlockingQueue<Acquired> acquisitions)
             throws IOException {
+        return start(name, uri, group, acquisitions, null);
+    }
+
+    /**
+     * As {@link #start(String, String, String, BlockingQueue)}, with every granted lease call put on {@code grants}.
+     */
+    static NodeProcess start(String name, String uri, String group, BlockingQueue<Acquired> acquisitions,
+            BlockingQueue<Grant> grants) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = List.of(java, "-cp", System.getProperty("java.class.path"),
                 BenchNode.class.getName(), uri, group, name);
         Process process = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
-        return new NodeProcess(name, process, acquisitions);
+        return new NodeProcess(name, process, acquisitions, grants);
     }
 
-    private void read(BlockingQueue<Acquired> acquisitions) {
+    private void read(BlockingQueue<Acquired> acquisitions, BlockingQueue<Grant> grants) {
         try (BufferedReader in = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
@@ -60,18 +78,38 @@ final class NodeProcess {
                 switch (parts[0]) {
                     case "node" -> nodeId.complete(parts[1]);
                     case "ready" -> ready.complete(null);
-                    case "acquired" -> acquisitions.add(
-                            new Acquired(this, Long.parseLong(parts[1]), Long.parseLong(parts[2]),
-                                    Long.parseLong(parts[3]), Long.parseLong(parts[4])));
+                    case "acquired" -> {
+                        Acquired acquired = new Acquired(this, Long.parseLong(parts[1]), Long.parseLong(parts[2]),
+                                Long.parseLong(parts[3]), Long.parseLong(parts[4]));
+                        granted(grants, acquired.acquireSent(), acquired.acquireGranted());
+                        acquisitions.add(acquired);
+                    }
+                    case "renewed" -> granted(grants, Long.parseLong(parts[1]), Long.parseLong(parts[2]));
                     default -> System.err.println("[" + name + "] " + line);
                 }
             }
         } catch (IOException e) {
             // The process died (SIGKILL is the point of the scenario): its pipe closes.
         } finally {
+            outputRead.complete(null);
             ready.completeExceptionally(new IllegalStateException(name + " exited"));
             nodeId.completeExceptionally(new IllegalStateException(name + " exited"));
         }
+    }
+
+    private void granted(BlockingQueue<Grant> grants, long sent, long granted) {
+        lastGrantSent = sent;
+        if (grants != null) {
+            grants.add(new Grant(this, sent, granted));
+        }
+    }
+
+    /**
+     * When the last lease call the store granted this node was sent (0 before the first): its lease runs at least
+     * a TTL from then, on a store whose clock does not run fast.
+     */
+    long lastGrantSent() {
+        return lastGrantSent;
     }
 
     String name() {
@@ -91,6 +129,16 @@ final class NodeProcess {
     /** SIGKILL, as {@link Process#destroyForcibly()} does on Linux; returns at once. */
     void kill() {
         process.destroyForcibly();
+    }
+
+    /** Waits until the process is gone and every line it printed has been read (after {@link #kill()}). */
+    boolean awaitOutputRead(long timeoutSeconds) throws Exception {
+        try {
+            outputRead.get(timeoutSeconds, TimeUnit.SECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        }
     }
 
     /** Waits for the process to be gone (after {@link #kill()}). */

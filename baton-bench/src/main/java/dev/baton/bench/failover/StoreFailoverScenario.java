@@ -31,11 +31,12 @@ import java.util.function.Supplier;
  *   <li><b>handover</b>: the leader's election is closed (its stdin closes, it releases) → the next {@code acquired}
  *       line;</li>
  *   <li><b>crash failover beyond the lease</b>: the leader's JVM is SIGKILLed → the next {@code acquired}, less the
- *       lease left at the kill (as the {@code failover} scenario measures it);</li>
+ *       lease left at the kill (as the {@code failover} scenario measures it; on a store that reports it only in
+ *       whole seconds, one TTL after the leader sent its last call the store granted);</li>
  *   <li><b>store failover → leader</b>: the store's primary is SIGKILLed (then restarted, or another server
- *       promoted); from the moment its processes are gone → the first moment a leader acted on the store that serves now: the
- *       lease there, read by an observer every few milliseconds, was granted or renewed after the kill (read time +
- *       remaining − TTL);</li>
+ *       promoted); from the moment its processes are gone → the reply to the first lease call (a renewal or an
+ *       acquisition) sent after that moment that the store granted: the first time a leader acted on the store that
+ *       serves now, as the nodes report it ({@code renewed} and {@code acquired} lines);</li>
  *   <li>and, for context, <b>store failover alone</b>: from the same moment → the restart or promotion has returned,
  *       a primary accepting writes again (it may accept some before the call returns).</li>
  * </ul>
@@ -48,6 +49,7 @@ public final class StoreFailoverScenario implements Scenario {
     private static final long LEADER_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final long SETTLE_MILLIS = 2_000;
     private static final long POLL_MILLIS = 5;
+    private static final long OUTPUT_TIMEOUT_SECONDS = 10;
     private static final long TTL_NANOS = ElectionConfig.fast().leaseTtl().toNanos();
 
     /** The four rows of one deployment. */
@@ -66,7 +68,7 @@ public final class StoreFailoverScenario implements Scenario {
 
     @Override
     public String description() {
-        return "per store deployment (redis, redis-sentinel, postgresql, postgresql-standby): handover, crash "
+        return "per store deployment (" + String.join(", ", StoreTopology.ALL.keySet()) + "): handover, crash "
                 + "failover beyond the lease, store failover -> a leader on the new primary";
     }
 
@@ -107,6 +109,7 @@ public final class StoreFailoverScenario implements Scenario {
 
     private Result measure(Supplier<StoreTopology> start, int warmup, int n, Random random) throws Exception {
         BlockingQueue<NodeProcess.Acquired> acquisitions = new LinkedBlockingQueue<>();
+        BlockingQueue<NodeProcess.Grant> grants = new LinkedBlockingQueue<>();
         NodeProcess[] nodes = new NodeProcess[NODES];
         try (StoreTopology topology = start.get(); CoordinationStore observer = BenchBackend.connect(topology.uri())) {
             Deployment info = new Deployment(topology.name(), topology.describe(),
@@ -114,7 +117,7 @@ public final class StoreFailoverScenario implements Scenario {
             System.err.println("store-failover: " + info.name() + " on " + topology.uri().replaceAll(":[^:@/]*@", "@"));
             try {
                 for (int i = 0; i < NODES; i++) {
-                    nodes[i] = startNode(topology.name() + "-" + i, topology, acquisitions);
+                    nodes[i] = startNode(topology.name() + "-" + i, topology, acquisitions, grants);
                 }
                 Samples handover = new Samples(warmup, n);
                 Samples crash = new Samples(warmup, n);
@@ -122,13 +125,15 @@ public final class StoreFailoverScenario implements Scenario {
                 Samples storeToLeader = new Samples(warmup, n);
                 int misses = 0;
                 for (int k = 1; k <= warmup + n; k++) {
-                    misses += handover(nodes, topology, observer, acquisitions, random, handover, false) ? 0 : 1;
+                    boolean seen = handover(nodes, topology, observer, acquisitions, grants, random, handover, false);
+                    misses += seen ? 0 : 1;
                 }
                 for (int k = 1; k <= warmup + n; k++) {
-                    misses += handover(nodes, topology, observer, acquisitions, random, crash, true) ? 0 : 1;
+                    boolean seen = handover(nodes, topology, observer, acquisitions, grants, random, crash, true);
+                    misses += seen ? 0 : 1;
                 }
                 for (int k = 1; k <= warmup + n; k++) {
-                    misses += storeFailover(topology, observer, random, storeAlone, storeToLeader) ? 0 : 1;
+                    misses += storeFailover(topology, observer, grants, random, storeAlone, storeToLeader) ? 0 : 1;
                 }
                 return new Result(info, handover.summary(), crash.summary(), storeAlone.summary(),
                         storeToLeader.summary(), misses);
@@ -147,8 +152,8 @@ public final class StoreFailoverScenario implements Scenario {
      * the lease left at the kill subtracted); the node is started again afterwards. False if no new leader came.
      */
     private boolean handover(NodeProcess[] nodes, StoreTopology topology, CoordinationStore observer,
-            BlockingQueue<NodeProcess.Acquired> acquisitions, Random random, Samples samples, boolean crash)
-            throws Exception {
+            BlockingQueue<NodeProcess.Acquired> acquisitions, BlockingQueue<NodeProcess.Grant> grants, Random random,
+            Samples samples, boolean crash) throws Exception {
         settle(random);
         Lease lease = awaitLease(observer);
         int slot = slotOf(nodes, lease.owner());
@@ -163,6 +168,9 @@ public final class StoreFailoverScenario implements Scenario {
             nodes[slot].stop();
         }
         NodeProcess.Acquired next = nextLeader(acquisitions, leader);
+        if (crash && topology.coarseRemaining() && nodes[slot].awaitOutputRead(OUTPUT_TIMEOUT_SECONDS)) {
+            from = nodes[slot].lastGrantSent() + TTL_NANOS;
+        }
         boolean seen = next != null;
         if (seen) {
             samples.add(next.atNanos() - from);
@@ -170,7 +178,7 @@ public final class StoreFailoverScenario implements Scenario {
                     (next.atNanos() - from) / 1e6);
         }
         nodes[slot].awaitExit(10);
-        nodes[slot] = startNode(nodes[slot].name(), topology, acquisitions);
+        nodes[slot] = startNode(nodes[slot].name(), topology, acquisitions, grants);
         return seen;
     }
 
@@ -179,9 +187,10 @@ public final class StoreFailoverScenario implements Scenario {
      * exits (a JVM starting on a machine whose cores are busy can miss it); it is started again, three times at most.
      */
     private static NodeProcess startNode(String name, StoreTopology topology,
-            BlockingQueue<NodeProcess.Acquired> acquisitions) throws Exception {
+            BlockingQueue<NodeProcess.Acquired> acquisitions, BlockingQueue<NodeProcess.Grant> grants)
+            throws Exception {
         for (int attempt = 1; ; attempt++) {
-            NodeProcess node = NodeProcess.start(name, topology.uri(), FailoverScenario.GROUP, acquisitions);
+            NodeProcess node = NodeProcess.start(name, topology.uri(), FailoverScenario.GROUP, acquisitions, grants);
             try {
                 node.awaitReady(START_TIMEOUT_SECONDS);
                 return node;
@@ -197,31 +206,19 @@ public final class StoreFailoverScenario implements Scenario {
     }
 
     /** One store failover; false if no leader acted on the new primary within 30 s. */
-    private boolean storeFailover(StoreTopology topology, CoordinationStore observer, Random random,
-            Samples alone, Samples toLeader) throws Exception {
+    private boolean storeFailover(StoreTopology topology, CoordinationStore observer,
+            BlockingQueue<NodeProcess.Grant> grants, Random random, Samples alone, Samples toLeader)
+            throws Exception {
         settle(random);
         awaitLease(observer);
+        grants.clear();
         topology.killPrimary();
-        // From the moment the primary is surely gone: a call that committed while it was being killed is not one on
-        // the store that serves next.
+        // From the moment the primary is surely gone: a call sent before may have been granted by the server that was
+        // killed, and one sent after can only be granted by the store that serves next.
         long killAt = System.nanoTime();
         topology.recover();
         long storeBack = System.nanoTime();
-        long deadline = killAt + LEADER_TIMEOUT_NANOS;
-        Long actedAt = null;
-        while (actedAt == null && System.nanoTime() - deadline < 0) {
-            Optional<Lease> lease = readLease(observer);
-            long readAt = System.nanoTime();
-            if (lease.isPresent()) {
-                long grantedOrRenewed = readAt + lease.get().remaining().toNanos() - TTL_NANOS;
-                if (grantedOrRenewed - killAt > 0) {
-                    actedAt = grantedOrRenewed;
-                }
-            }
-            if (actedAt == null) {
-                Thread.sleep(POLL_MILLIS);
-            }
-        }
+        Long actedAt = firstGrantSentAfter(grants, killAt);
         if (actedAt != null) {
             alone.add(storeBack - killAt);
             toLeader.add(actedAt - killAt);
@@ -231,6 +228,22 @@ public final class StoreFailoverScenario implements Scenario {
         topology.restore();
         awaitLease(observer);
         return actedAt != null;
+    }
+
+    /** When the store granted the first lease call sent after {@code from}, or null if none within 30 s of it. */
+    private static Long firstGrantSentAfter(BlockingQueue<NodeProcess.Grant> grants, long from)
+            throws InterruptedException {
+        long deadline = from + LEADER_TIMEOUT_NANOS;
+        while (true) {
+            long left = deadline - System.nanoTime();
+            NodeProcess.Grant grant = grants.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
+            if (grant == null) {
+                return null;
+            }
+            if (grant.sentNanos() - from >= 0) {
+                return grant.grantedNanos();
+            }
+        }
     }
 
     /** The next acquisition by another node under a higher term than {@code leader}'s, or null after 30 s. */

@@ -8,8 +8,7 @@ import java.util.function.Supplier;
  * A store deployment the store-failover scenario measures, by the name it has in the tables ({@code redis},
  * {@code redis-sentinel}, ...): its private servers, the URI a Baton node connects with, and how its primary fails.
  * A single server fails by a crash and a restart on its data; a replicated one by a crash of its primary and the
- * promotion of another server. Another deployment (a Redis Cluster, etcd) is one class implementing this and one
- * entry in {@link #ALL}.
+ * promotion of another server. Another deployment is one class implementing this and one entry in {@link #ALL}.
  */
 interface StoreTopology extends AutoCloseable {
 
@@ -27,6 +26,15 @@ interface StoreTopology extends AutoCloseable {
 
     /** The URI Baton's store connects to ({@code redis-sentinel://…}, a multi-host {@code postgresql://…}, ...). */
     String uri();
+
+    /**
+     * Whether the store reports what is left of a lease only coarsely (etcd: whole seconds). The scenario then takes a
+     * crashed leader's lease to end one TTL after the leader sent its last call the store granted, instead of reading
+     * it from the store.
+     */
+    default boolean coarseRemaining() {
+        return false;
+    }
 
     /** Kills the store's primary (SIGKILL) and returns once its processes are gone. */
     void killPrimary();
@@ -49,10 +57,12 @@ interface StoreTopology extends AutoCloseable {
 
     private static Map<String, Supplier<StoreTopology>> topologies() {
         Map<String, Supplier<StoreTopology>> all = new LinkedHashMap<>();
-        all.put("redis", SingleRedisTopology::start);
+        all.put("redis", SingleServerTopology::redis);
         all.put("redis-sentinel", SentinelRedisTopology::start);
-        all.put("postgresql", SinglePostgresTopology::start);
+        all.put("redis-cluster", ClusterRedisTopology::start);
+        all.put("postgresql", SingleServerTopology::postgresql);
         all.put("postgresql-standby", StandbyPostgresTopology::start);
+        all.put("etcd", EtcdTopology::start);
         return all;
     }
 }

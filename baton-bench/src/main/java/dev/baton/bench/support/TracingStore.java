@@ -17,7 +17,8 @@ import java.util.function.Consumer;
  * A pass-through {@link CoordinationStore} that notes, on {@link System#nanoTime()}, the moments of a handover seen
  * from the store boundary: when the engine called {@code release}, when a release notice reached the store's
  * listener (on the store's I/O thread), when the engine sent the {@code acquire} that was granted, and when its reply
- * arrived. It also tells whether the election's lease watch is subscribed yet. The handover and failover scenarios
+ * arrived; a {@link #onRenewed renewal listener} hears each renewal the store granted, with when it was sent and
+ * answered. It also tells whether the election's lease watch is subscribed yet. The handover and failover scenarios
  * use these to split Baton's latency into phases; it costs a few {@code nanoTime} reads per call and changes nothing
  * else.
  */
@@ -29,6 +30,7 @@ public final class TracingStore extends ForwardingStore {
     private volatile long acquireCalled;
     private volatile long acquireGranted;
     private volatile Subscription leaseWatch;
+    private volatile RenewalListener renewalListener = (sent, granted) -> { };
 
     public TracingStore(CoordinationStore delegate) {
         super(delegate);
@@ -48,6 +50,22 @@ public final class TracingStore extends ForwardingStore {
 
     public long acquireGranted() {
         return acquireGranted;
+    }
+
+    /**
+     * Tells {@code listener} of every renewal the store granted, on the thread that completed it (the store's),
+     * replacing any listener set before.
+     */
+    public void onRenewed(RenewalListener listener) {
+        renewalListener = listener;
+    }
+
+    /** Hears a granted renewal: when the engine sent it and when the store's reply arrived, on {@code nanoTime}. */
+    @FunctionalInterface
+    public interface RenewalListener {
+
+        /** Called once per granted renewal. */
+        void renewed(long sentNanos, long grantedNanos);
     }
 
     /** Completes once the election's lease watch is subscribed (so this contender will hear the next release). */
@@ -98,7 +116,12 @@ public final class TracingStore extends ForwardingStore {
 
         @Override
         public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
-            return delegate().leases().renew(group, nodeId, term, ttl);
+            long sent = System.nanoTime();
+            return delegate().leases().renew(group, nodeId, term, ttl).whenComplete((granted, error) -> {
+                if (Boolean.TRUE.equals(granted)) {
+                    renewalListener.renewed(sent, System.nanoTime());
+                }
+            });
         }
 
         @Override

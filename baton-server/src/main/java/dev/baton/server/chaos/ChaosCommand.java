@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
 public final class ChaosCommand implements Callable<Integer> {
 
     private static final List<String> BACKENDS = List.of("redis", "redis-cluster", "postgresql", "quorum",
-            "bully", "etcd", "redis-sentinel", "postgresql-standby");
+            "bully", "etcd", "redis-sentinel", "postgresql-standby", "redis-sentinel-zombie");
 
     /** The quorum backend's old name, still accepted (the bully election is a peer protocol too). */
     private static final String OLD_QUORUM_NAME = "peer";
@@ -42,7 +42,8 @@ public final class ChaosCommand implements Callable<Integer> {
             description = "redis, redis-cluster, postgresql, etcd (private servers on loopback, started and stopped by"
                     + " the run; etcd: a three-member cluster), quorum or bully (no server; peer is the old name of "
                     + "quorum), or a replicated store: redis-sentinel (a primary, two replicas, three Sentinels) or "
-                    + "postgresql-standby (a primary and a streaming standby).")
+                    + "postgresql-standby (a primary and a streaming standby); redis-sentinel-zombie is the Sentinel "
+                    + "deployment with node n1 on the primary's side of a partition (fault sentinel-zombie-primary).")
     String backend;
 
     @Option(names = "--trials", paramLabel = "N", defaultValue = "100",
@@ -151,6 +152,7 @@ public final class ChaosCommand implements Callable<Integer> {
                 case "redis-sentinel" -> new RedisSentinelTarget(StoreTimings.replicated());
                 case "postgresql-standby" -> new PostgresStandbyTarget(settings.nodes(),
                         StoreTimings.replicated());
+                case "redis-sentinel-zombie" -> new SentinelZombieTarget(StoreTimings.replicated());
                 case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir());
                 default -> throw new IllegalArgumentException(settings.backend());
             };

@@ -251,7 +251,7 @@ final class ChaosRun implements AutoCloseable {
                 target.heal(fault);
                 return Fault.onStore(System.nanoTime());
             }
-            case SENTINEL_PRIMARY_KILLED, SENTINEL_FAILOVER, STANDBY_PROMOTED -> {
+            case SENTINEL_PRIMARY_KILLED, SENTINEL_FAILOVER, STANDBY_PROMOTED, SENTINEL_ZOMBIE_PRIMARY -> {
                 // The store's primary fails (or is switched); after a detection delay another server is promoted (by
                 // the Sentinels, or by the harness as PostgreSQL's failover manager) and the nodes must follow it.
                 target.inject(fault, victim, Duration.ZERO);

@@ -74,7 +74,13 @@ enum FaultKind {
     /** The PostgreSQL primary is killed and its standby promoted; the nodes follow through the multi-host URI. */
     STANDBY_PROMOTED("standby-promoted", true, false),
     /** The standby stops receiving WAL, the lease changes hands, the primary is killed and the standby promoted. */
-    LAGGING_STANDBY_PROMOTED("lagging-standby-promoted", true, false);
+    LAGGING_STANDBY_PROMOTED("lagging-standby-promoted", true, false),
+    /**
+     * Redis Sentinel with a zombie primary: the primary is cut off from the Sentinels, the replicas and every node but
+     * one, which still reaches it; the Sentinels promote a replica, and the old primary serves that one node until it
+     * is shot two leases later. Its writes are lost then.
+     */
+    SENTINEL_ZOMBIE_PRIMARY("sentinel-zombie-primary", true, false);
 
     private final String wireName;
     private final boolean canLoseData;
