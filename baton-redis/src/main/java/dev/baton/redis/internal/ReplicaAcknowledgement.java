@@ -6,8 +6,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 
 /**
- * The optional {@code WAIT replicas timeout} after a lease write ({@code RedisStoreOptions.acquireReplicas}): a grant
- * or renewal the primary applied counts only once enough replicas acknowledged it. {@code WAIT} must run on the
+ * The optional {@code WAIT replicas timeout} after a write fencing rests on ({@code RedisStoreOptions.waitReplicas}):
+ * a grant, renewal, fenced write or leader record the primary applied counts only once enough replicas acknowledged
+ * it. {@code WAIT} must run on the
  * connection that wrote, since Redis waits for that client's last write; it holds that connection for up to the
  * timeout. It narrows the window of asynchronous replication and does not close it: the write stays applied on the
  * primary when the wait falls short.
@@ -20,7 +21,7 @@ public final class ReplicaAcknowledgement {
     private final String target;
 
     /**
-     * @param connections the connections the lease scripts run on; {@code WAIT} goes to the one that wrote the key
+     * @param connections the connections the scripts run on; {@code WAIT} goes to the one that wrote the key
      * @param replicas    how many replicas must acknowledge; 0 waits for none
      * @param timeout     how long {@code WAIT} may take
      * @param target      the store as shown in messages, without credentials
