@@ -58,7 +58,7 @@ class RedisSentinelReplicaAcknowledgementTest {
     }
 
     @Test
-    void aFencedWriteNoReplicaReceivedIsNotReportedApplied() {
+    void aFencedWriteNoReplicaReceivedIsNotReportedAppliedNorReadFromAServerWithoutReplicas() {
         String waiting = "&" + ReplicaWaitQuery.REPLICAS + "=1&" + ReplicaWaitQuery.TIMEOUT + "=300ms";
         try (RedisSentinelTopology redis = RedisSentinelTopology.start();
                 RedisStore store = RedisStore.connect(redis.sentinelUri() + waiting);
@@ -85,6 +85,15 @@ class RedisSentinelReplicaAcknowledgementTest {
                     .isEqualTo(false);
             assertThat(get(unwaiting.registers().fencedWrite(GROUP, "register", "n1", term, bytes("third")))
                     .accepted()).as("without the option the same write is reported applied").isTrue();
+            assertThat(failure(store.registers().fencedRead(GROUP, "register"))).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("fenced read of register on redis-sentinel://")
+                    .hasMessageContaining("answered by a server that 0 of the 1 replicas required followed");
+            assertThat(failure(store.maps().mapGet(GROUP, "items", "a"))).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("read map items on ");
+            assertThat(failure(store.maps().mapEntries(GROUP, "items"))).isInstanceOf(StoreException.class)
+                    .hasMessageContaining("list map items on ");
+            assertThat(get(unwaiting.registers().fencedRead(GROUP, "register"))).as("without the option it is read")
+                    .isPresent();
 
             replicas.forEach(redis::resumeReplication);
             redis.awaitReplicasConnected();

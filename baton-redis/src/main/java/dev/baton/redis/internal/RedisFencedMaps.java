@@ -29,7 +29,8 @@ public final class RedisFencedMaps {
     private final ReplicaAcknowledgement acknowledgement;
 
     /**
-     * @param acknowledgement the replica wait applied after a write the primary accepted (it may wait for none)
+     * @param acknowledgement the replica wait applied after a write the primary accepted, and before a read is
+     *                        returned (it may wait for none)
      */
     public RedisFencedMaps(ScriptRunner scripts, RedisClusterAsyncCommands<String, byte[]> commands, String keyPrefix,
             StoreFailures failures, ReplicaAcknowledgement acknowledgement) {
@@ -70,10 +71,10 @@ public final class RedisFencedMaps {
     public CompletableFuture<Optional<FencedValue>> get(String group, String map, String key) {
         return failures.guard("read map " + map, () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
-            return commands.hget(k.map(map), key)
+            return acknowledgement.confirmRead("read map " + map, k.map(map), commands.hget(k.map(map), key)
                     .thenApply(stored -> stored == null
                             ? Optional.<FencedValue>empty()
-                            : Optional.of(decode(map, key, stored)));
+                            : Optional.of(decode(map, key, stored))));
         });
     }
 
@@ -81,13 +82,14 @@ public final class RedisFencedMaps {
     public CompletableFuture<SortedMap<String, FencedValue>> entries(String group, String map) {
         return failures.guard("list map " + map, () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
-            return commands.hgetall(k.map(map)).thenApply(all -> {
-                SortedMap<String, FencedValue> entries = new TreeMap<>();
-                for (Map.Entry<String, byte[]> entry : all.entrySet()) {
-                    entries.put(entry.getKey(), decode(map, entry.getKey(), entry.getValue()));
-                }
-                return entries;
-            });
+            return acknowledgement.confirmRead("list map " + map, k.map(map), commands.hgetall(k.map(map))
+                    .thenApply(all -> {
+                        SortedMap<String, FencedValue> entries = new TreeMap<>();
+                        for (Map.Entry<String, byte[]> entry : all.entrySet()) {
+                            entries.put(entry.getKey(), decode(map, entry.getKey(), entry.getValue()));
+                        }
+                        return entries;
+                    }));
         });
     }
 

@@ -24,7 +24,8 @@ public final class RedisFencing {
     private final ReplicaAcknowledgement acknowledgement;
 
     /**
-     * @param acknowledgement the replica wait applied after a write the primary accepted (it may wait for none)
+     * @param acknowledgement the replica wait applied after a write the primary accepted, and before a read is
+     *                        returned (it may wait for none)
      */
     public RedisFencing(ScriptRunner scripts, RedisClusterAsyncCommands<String, byte[]> commands, String keyPrefix,
             StoreFailures failures, ReplicaAcknowledgement acknowledgement) {
@@ -55,8 +56,8 @@ public final class RedisFencing {
     public CompletableFuture<Optional<FencedValue>> read(String group, String register) {
         return failures.guard("fenced read of " + register, () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
-            return commands.hmget(k.fenced(register), "term", "writer", "value")
-                    .thenApply(RedisFencing::value);
+            return acknowledgement.confirmRead("fenced read of " + register, k.fenced(register),
+                    commands.hmget(k.fenced(register), "term", "writer", "value").thenApply(RedisFencing::value));
         });
     }
 
