@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  *   <li>{@code waitReplicas} and {@code waitReplicasTimeout} (0, none): after each write that fencing rests on
  *       (an acquire, a renewal, a fenced write, a fenced map's put or remove, a leader record) which the primary
  *       applied, wait ({@code WAIT n timeout}) until that many replicas acknowledged it, and count the call as failed
- *       if fewer did; see {@link Builder#waitReplicas}. Also given in the URI as
+ *       if fewer did (fenced reads likewise); see {@link Builder#waitReplicas}. Also given in the URI as
  *       {@code ?waitReplicas=1&waitReplicasTimeout=200ms}.</li>
  * </ul>
  */
@@ -206,8 +206,9 @@ public final class RedisStoreOptions {
          * record it applied, the store runs {@code WAIT replicas timeout} on the same connection, and if fewer than
          * {@code replicas} replicas acknowledged the write within {@code timeout} the call fails with a
          * {@link dev.baton.core.store.StoreException}: the election does not lead on that grant (and retries a
-         * renewal until its local deadline), and a fenced write is reported as not applied. {@code 0} turns it off
-         * (the default). The URI parameters {@code ?waitReplicas=N&waitReplicasTimeout=200ms} set the same; giving
+         * renewal until its local deadline), and a fenced write is reported as not applied. Reads of fenced
+         * registers and maps run the same {@code WAIT} and fail when fewer replicas follow the server that answered,
+         * so a deposed primary's stale answer is not returned. {@code 0} turns it off (the default). The URI parameters {@code ?waitReplicas=N&waitReplicasTimeout=200ms} set the same; giving
          * both with different values is an error.
          *
          * <p>What it promises: a lease this node <em>acts on</em>, and a fenced write it was told succeeded, was on at

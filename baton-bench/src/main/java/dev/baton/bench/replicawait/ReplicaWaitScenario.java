@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
  * {@code replica-wait}: what {@code RedisStoreOptions.waitReplicas} costs on a Redis Sentinel deployment (one primary,
  * two replicas on loopback). One store per setting (no wait; {@code WAIT 1}; {@code WAIT 2}), each timing the calls
  * the option adds a {@code WAIT} to: an acquire that is granted (the lease is released between samples, untimed), a
- * renewal, and an accepted fenced write. The settings take turns sample by sample, so a change of machine load falls
- * on all of them alike.
+ * renewal, an accepted fenced write, and a fenced read (which the option confirms with a {@code WAIT} too). The
+ * settings take turns sample by sample, so a change of machine load falls on all of them alike.
  */
 public final class ReplicaWaitScenario implements Scenario {
 
@@ -40,7 +40,7 @@ public final class ReplicaWaitScenario implements Scenario {
 
     @Override
     public String description() {
-        return "acquire, renew and fenced-write latency on Redis Sentinel with waitReplicas 0, 1 and 2";
+        return "acquire, renew, fenced write and read latency on Redis Sentinel with waitReplicas 0, 1 and 2";
     }
 
     @Override
@@ -60,7 +60,7 @@ public final class ReplicaWaitScenario implements Scenario {
                 List<Samples[]> samples = new ArrayList<>();
                 for (int s = 0; s < settings.size(); s++) {
                     samples.add(new Samples[] {new Samples(warmup, n), new Samples(warmup, n),
-                            new Samples(warmup, n)});
+                            new Samples(warmup, n), new Samples(warmup, n)});
                 }
                 for (int i = 0; i < warmup + n; i++) {
                     for (int s = 0; s < settings.size(); s++) {
@@ -74,16 +74,18 @@ public final class ReplicaWaitScenario implements Scenario {
                         + " warm-up, settings in turn. Times in ms.");
                 out.println();
                 MarkdownTable table = new MarkdownTable("setting", "acquire p50", "acquire p99", "renew p50",
-                        "renew p99", "fenced write p50", "fenced write p99");
+                        "renew p99", "fenced write p50", "fenced write p99", "fenced read p50", "fenced read p99");
                 for (int s = 0; s < settings.size(); s++) {
                     Samples[] of = samples.get(s);
                     Summary acquire = of[0].summary();
                     Summary renew = of[1].summary();
                     Summary write = of[2].summary();
+                    Summary read = of[3].summary();
                     table.row(settings.get(s).name(), MarkdownTable.millis(acquire.p50()),
                             MarkdownTable.millis(acquire.p99()), MarkdownTable.millis(renew.p50()),
                             MarkdownTable.millis(renew.p99()), MarkdownTable.millis(write.p50()),
-                            MarkdownTable.millis(write.p99()));
+                            MarkdownTable.millis(write.p99()), MarkdownTable.millis(read.p50()),
+                            MarkdownTable.millis(read.p99()));
                 }
                 out.print(table.render());
                 out.println();
@@ -93,7 +95,7 @@ public final class ReplicaWaitScenario implements Scenario {
         }
     }
 
-    /** One sample of each call: acquire (granted), renew, fenced write; then an untimed release. */
+    /** One sample of each call: acquire (granted), renew, fenced write, fenced read; then an untimed release. */
     private static void measure(RedisStore store, String group, Samples[] into) throws Exception {
         long start = System.nanoTime();
         AcquireResult result = get(store.leases().acquire(group, NodeInfo.of("bench", "replica-wait"), TTL));
@@ -108,8 +110,11 @@ public final class ReplicaWaitScenario implements Scenario {
         boolean written = get(store.registers().fencedWrite(group, "register", "bench", granted.term(), VALUE))
                 .accepted();
         into[2].add(System.nanoTime() - start);
-        if (!renewed || !written) {
-            throw new IllegalStateException("the bench's renewal or fenced write was refused");
+        start = System.nanoTime();
+        boolean read = get(store.registers().fencedRead(group, "register")).isPresent();
+        into[3].add(System.nanoTime() - start);
+        if (!renewed || !written || !read) {
+            throw new IllegalStateException("the bench's renewal, fenced write or read was refused or empty");
         }
         get(store.leases().release(group, "bench", granted.term()));
     }
