@@ -208,8 +208,9 @@ public final class RedisStoreOptions {
          * {@link dev.baton.core.store.StoreException}: the election does not lead on that grant (and retries a
          * renewal until its local deadline), and a fenced write is reported as not applied. Reads of fenced
          * registers and maps run the same {@code WAIT} and fail when fewer replicas follow the server that answered,
-         * so a deposed primary's stale answer is not returned. {@code 0} turns it off (the default). The URI parameters {@code ?waitReplicas=N&waitReplicasTimeout=200ms} set the same; giving
-         * both with different values is an error.
+         * so a deposed primary's stale answer is not returned. {@code 0} turns it off (the default). The URI
+         * parameters {@code ?waitReplicas=N&waitReplicasTimeout=200ms} set the same; giving both with different
+         * values is an error.
          *
          * <p>What it promises: a lease this node <em>acts on</em>, and a fenced write it was told succeeded, was on at
          * least {@code replicas} replicas when acknowledged. With a majority of the data nodes (1 of 2 replicas), an

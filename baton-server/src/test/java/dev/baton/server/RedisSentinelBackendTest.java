@@ -48,7 +48,8 @@ class RedisSentinelBackendTest {
         assertThatThrownBy(() -> Backends.openStore("redis-sentinel://s3cret@127.0.0.1:26379/0?waitReplicas=one"
                 + "&waitReplicasTimeout=200ms#orders"))
                 .isInstanceOf(CliError.class)
-                .hasMessage("--backend: uri parameter waitReplicas must be a number of replicas (0 or more), was 'one'");
+                .hasMessage("--backend: uri parameter waitReplicas must be a number of replicas (0 or more), was "
+                        + "'one'");
         assertThatThrownBy(() -> Backends.openStore("redis-sentinel://127.0.0.1:26379?sentinelMasterId=orders"
                 + "&waitReplicas=1"))
                 .isInstanceOf(CliError.class)

@@ -61,9 +61,10 @@ public final class ReplicaAcknowledgement {
         if (replicas == 0) {
             return reply.toCompletableFuture();
         }
-        return reply.toCompletableFuture().thenCompose(value -> acknowledged(key, value, acknowledged -> operation + " on " + target
-                + " was answered by a server that " + acknowledged + " of the " + replicas + " replicas required "
-                + "followed within " + timeout.toMillis() + " ms (a deposed primary answers from what it had)"));
+        return reply.toCompletableFuture().thenCompose(value -> acknowledged(key, value, acknowledged -> operation
+                + " on " + target + " was answered by a server that " + acknowledged + " of the " + replicas
+                + " replicas required followed within " + timeout.toMillis() + " ms (a deposed primary answers from "
+                + "what it had)"));
     }
 
     private <T> CompletableFuture<T> acknowledged(String key, T value, IntFunction<String> shortfall) {
