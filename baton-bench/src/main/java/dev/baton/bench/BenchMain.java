@@ -13,6 +13,7 @@ import dev.baton.bench.peer.PeerFailoverScenario;
 import dev.baton.bench.peer.PeerHandoverScenario;
 import dev.baton.bench.peer.PeerMessagesScenario;
 import dev.baton.bench.registry.RegistryScenario;
+import dev.baton.bench.replicawait.ReplicaWaitScenario;
 import dev.baton.bench.report.ReportCommand;
 import dev.baton.bench.soak.SoakScenario;
 import dev.baton.bench.support.Environment;
@@ -50,7 +51,7 @@ public final class BenchMain {
                 new PeerConvergenceScenario(), new BullyFailoverScenario(), new BullyMessagesScenario(),
                 new WorkRoutingScenario(), new WorkSubscribeScenario(), new WorkDbChangeScenario(), new WorkServerlessScenario(),
                 new RollingRestartScenario(), new PlannerBalanceScenario(), new SoakScenario(),
-                new StoreFailoverScenario())) {
+                new StoreFailoverScenario(), new ReplicaWaitScenario())) {
             all.put(s.name(), s);
         }
         return all;

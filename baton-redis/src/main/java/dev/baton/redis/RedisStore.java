@@ -81,7 +81,7 @@ import org.slf4j.LoggerFactory;
  * and again on every reconnect of either connection; the pub/sub connection subscribes to its channels again after
  * it reconnected. A failover closes the clients of the old primary (Sentinel reconfigures it as a replica and drops
  * its clients), so both connections move to the new primary. Replication is asynchronous: see
- * {@code docs/redis-sentinel.md} and {@link RedisStoreOptions.Builder#acquireReplicas} for what a lease promises
+ * {@code docs/redis-sentinel.md} and {@link RedisStoreOptions.Builder#waitReplicas} for what a lease promises
  * across a failover.
  *
  * <p><b>Cluster.</b> With a {@code redis-cluster://} URI the store discovers a Redis Cluster (Redis 7 or later) from
@@ -133,13 +133,15 @@ public final class RedisStore implements CoordinationStore {
         RedisClusterAsyncCommands<String, byte[]> commands = connections.commands();
         ScriptRunner scripts = new ScriptRunner(commands, connections.sharded());
         NodeInfoCodec codec = new NodeInfoCodec();
-        this.leases = new RedisLeases(scripts, codec, options.keyPrefix(), failures, new ReplicaAcknowledgement(
-                connections, options.acquireReplicas(), options.acquireReplicasTimeout(), description));
+        ReplicaAcknowledgement acknowledgement = new ReplicaAcknowledgement(connections, options.waitReplicas(),
+                options.waitReplicasTimeout(), description);
+        this.leases = new RedisLeases(scripts, codec, options.keyPrefix(), failures, acknowledgement);
         this.registry = new RedisRegistry(scripts, commands, codec, options.keyPrefix(), failures);
-        this.fencing = new RedisFencing(scripts, commands, options.keyPrefix(), failures);
-        this.maps = new RedisFencedMaps(scripts, commands, options.keyPrefix(), failures);
+        this.fencing = new RedisFencing(scripts, commands, options.keyPrefix(), failures, acknowledgement);
+        this.maps = new RedisFencedMaps(scripts, commands, options.keyPrefix(), failures, acknowledgement);
         this.events = new RedisEventLog(scripts, options.keyPrefix(), options.eventRetention(), failures);
-        this.leaderRecords = new RedisLeaderRecords(scripts, commands, options.keyPrefix(), failures);
+        this.leaderRecords = new RedisLeaderRecords(scripts, commands, options.keyPrefix(), failures,
+                acknowledgement);
         this.router = connections.router(failures);
     }
 

@@ -28,9 +28,11 @@ import java.util.stream.Collectors;
  *   <li>{@code connectTimeout} (2 s): the longest a TCP connect may take, at start and on each reconnect.</li>
  *   <li>{@code eventRetention} (10 000 events): how many of the newest cluster events each group's log keeps; older
  *       ones are dropped at each append. At least {@link EventLogStore#MIN_RETAINED}, which every store keeps.</li>
- *   <li>{@code acquireReplicas} and {@code acquireReplicasTimeout} (0, none): after each acquire and renew that
- *       succeeded on the primary, wait ({@code WAIT n timeout}) until that many replicas acknowledged it, and count
- *       the call as failed if fewer did; see {@link Builder#acquireReplicas}.</li>
+ *   <li>{@code waitReplicas} and {@code waitReplicasTimeout} (0, none): after each write that fencing rests on
+ *       (an acquire, a renewal, a fenced write, a fenced map's put or remove, a leader record) which the primary
+ *       applied, wait ({@code WAIT n timeout}) until that many replicas acknowledged it, and count the call as failed
+ *       if fewer did (fenced reads likewise); see {@link Builder#waitReplicas}. Also given in the URI as
+ *       {@code ?waitReplicas=1&waitReplicasTimeout=200ms}.</li>
  * </ul>
  */
 public final class RedisStoreOptions {
@@ -42,10 +44,11 @@ public final class RedisStoreOptions {
     private final Duration commandTimeout;
     private final Duration connectTimeout;
     private final int eventRetention;
-    private final int acquireReplicas;
-    private final Duration acquireReplicasTimeout;
+    private final int waitReplicas;
+    private final Duration waitReplicasTimeout;
 
-    private RedisStoreOptions(Builder b, RedisURI redisUri, List<RedisURI> clusterSeeds) {
+    private RedisStoreOptions(Builder b, int waitReplicas, Duration waitReplicasTimeout, RedisURI redisUri,
+            List<RedisURI> clusterSeeds) {
         this.uri = b.uri;
         this.redisUri = redisUri;
         this.clusterSeeds = clusterSeeds;
@@ -53,8 +56,8 @@ public final class RedisStoreOptions {
         this.commandTimeout = b.commandTimeout;
         this.connectTimeout = b.connectTimeout;
         this.eventRetention = b.eventRetention;
-        this.acquireReplicas = b.acquireReplicas;
-        this.acquireReplicasTimeout = b.acquireReplicas > 0 ? b.acquireReplicasTimeout : Duration.ZERO;
+        this.waitReplicas = waitReplicas;
+        this.waitReplicasTimeout = waitReplicas > 0 ? waitReplicasTimeout : Duration.ZERO;
     }
 
     /** A builder with the defaults; {@code uri} must be set. */
@@ -64,9 +67,9 @@ public final class RedisStoreOptions {
 
     /** A builder holding these options, to derive a variation. */
     public Builder toBuilder() {
-        return new Builder().uri(uri).keyPrefix(keyPrefix).commandTimeout(commandTimeout)
-                .connectTimeout(connectTimeout).eventRetention(eventRetention)
-                .acquireReplicas(acquireReplicas, acquireReplicasTimeout);
+        Builder builder = new Builder().uri(uri).keyPrefix(keyPrefix).commandTimeout(commandTimeout)
+                .connectTimeout(connectTimeout).eventRetention(eventRetention);
+        return waitReplicas > 0 ? builder.waitReplicas(waitReplicas, waitReplicasTimeout) : builder;
     }
 
     /** The URI as given; may contain a password, so never log it (use {@link RedisStore#describe()}). */
@@ -91,14 +94,17 @@ public final class RedisStoreOptions {
         return eventRetention;
     }
 
-    /** How many replicas must acknowledge an acquire or renew; 0 (the default) waits for none. */
-    public int acquireReplicas() {
-        return acquireReplicas;
+    /**
+     * How many replicas must acknowledge an acquire, a renewal or a fenced write, from the builder or the URI; 0 (the
+     * default) waits for none.
+     */
+    public int waitReplicas() {
+        return waitReplicas;
     }
 
-    /** How long an acquire or renew waits for {@link #acquireReplicas()} replicas; zero when none are awaited. */
-    public Duration acquireReplicasTimeout() {
-        return acquireReplicasTimeout;
+    /** How long a write waits for {@link #waitReplicas()} replicas; zero when none are awaited. */
+    public Duration waitReplicasTimeout() {
+        return waitReplicasTimeout;
     }
 
     /** Whether the primary is found through Redis Sentinel ({@code redis-sentinel://}). */
@@ -142,7 +148,7 @@ public final class RedisStoreOptions {
     public String toString() {
         return "RedisStoreOptions{uri=" + describe() + ", keyPrefix='" + keyPrefix + "', commandTimeout="
                 + commandTimeout + ", connectTimeout=" + connectTimeout + ", eventRetention=" + eventRetention
-                + (acquireReplicas > 0 ? ", acquireReplicas=" + acquireReplicas + " within " + acquireReplicasTimeout
+                + (waitReplicas > 0 ? ", waitReplicas=" + waitReplicas + " within " + waitReplicasTimeout
                 : "") + "}";
     }
 
@@ -154,8 +160,9 @@ public final class RedisStoreOptions {
         private Duration commandTimeout = Duration.ofSeconds(2);
         private Duration connectTimeout = Duration.ofSeconds(2);
         private int eventRetention = 10_000;
-        private int acquireReplicas;
-        private Duration acquireReplicasTimeout = Duration.ZERO;
+        private int waitReplicas;
+        private Duration waitReplicasTimeout = Duration.ZERO;
+        private boolean waitReplicasSet;
 
         private Builder() {}
 
@@ -194,29 +201,36 @@ public final class RedisStoreOptions {
         }
 
         /**
-         * Narrows the window in which a lease lives only on the primary: after every acquire and renew the primary
-         * granted, the store runs {@code WAIT replicas timeout} on the same connection, and if fewer than
-         * {@code replicas} replicas acknowledged the write within {@code timeout} the acquire or renew fails with a
-         * {@link dev.baton.core.store.StoreException} (the election then does not lead on that grant, and retries a
-         * renewal until its local deadline). {@code 0} turns it off (the default).
+         * Narrows the window in which a write fencing rests on lives only on the primary: after every acquire the
+         * primary granted, every renewal it accepted, and every fenced write, fenced map put or remove and leader
+         * record it applied, the store runs {@code WAIT replicas timeout} on the same connection, and if fewer than
+         * {@code replicas} replicas acknowledged the write within {@code timeout} the call fails with a
+         * {@link dev.baton.core.store.StoreException}: the election does not lead on that grant (and retries a
+         * renewal until its local deadline), and a fenced write is reported as not applied. Reads of fenced
+         * registers and maps run the same {@code WAIT} and fail when fewer replicas follow the server that answered,
+         * so a deposed primary's stale answer is not returned. {@code 0} turns it off (the default). The URI
+         * parameters {@code ?waitReplicas=N&waitReplicasTimeout=200ms} set the same; giving both with different
+         * values is an error.
          *
-         * <p>What it promises: a lease this node <em>acts on</em> was, when granted, on at least {@code replicas}
-         * replicas, so a Sentinel failover to one of those replicas keeps it and no other node can take it there.
-         * What it does not promise: the grant itself is applied on the primary before the wait and is not undone
-         * when the wait falls short, so the lease stays on the primary until its TTL runs out (other nodes are still
-         * denied, the same node may acquire it again); a failover may still promote a replica that did not
-         * acknowledge (Sentinel prefers the most up-to-date one but does not require it), and a replica acknowledges
-         * receipt, not a write to disk. It narrows Redis's asynchronous-replication window; it does not close it. Terms
-         * stay above every earlier term either way (the clock floor of {@code acquire.lua}). The wait holds the
-         * store's command connection for up to {@code timeout}, so keep it short; it must be below
-         * {@code commandTimeout}.
+         * <p>What it promises: a lease this node <em>acts on</em>, and a fenced write it was told succeeded, was on at
+         * least {@code replicas} replicas when acknowledged. With a majority of the data nodes (1 of 2 replicas), an
+         * old primary cut off from its replicas, or demoted by a failover, cannot acknowledge anything, so a deposed
+         * leader's writes there fail instead of being acknowledged and then lost. What it does not promise: the write
+         * is applied on the primary before the wait and is not undone when the wait falls short (a grant stays until
+         * its TTL runs out: other nodes are still denied, the same node may acquire it again); a failover may still
+         * promote a replica that did not acknowledge (Sentinel prefers the most up-to-date one but does not require
+         * it), and a replica acknowledges receipt, not a write to disk. It narrows Redis's asynchronous-replication
+         * window; it does not close it. Terms stay above every earlier term either way (the clock floor of
+         * {@code acquire.lua}). The wait holds the store's command connection for up to {@code timeout}, so keep it
+         * short; it must be below {@code commandTimeout}.
          *
          * @param replicas how many replicas must acknowledge, at least 0
          * @param timeout  how long to wait for them, positive when {@code replicas} is positive
          */
-        public Builder acquireReplicas(int replicas, Duration timeout) {
-            this.acquireReplicas = replicas;
-            this.acquireReplicasTimeout = timeout;
+        public Builder waitReplicas(int replicas, Duration timeout) {
+            this.waitReplicas = replicas;
+            this.waitReplicasTimeout = timeout;
+            this.waitReplicasSet = true;
             return this;
         }
 
@@ -240,20 +254,34 @@ public final class RedisStoreOptions {
                 throw new IllegalArgumentException("eventRetention must be at least " + EventLogStore.MIN_RETAINED
                         + " (the event log contract's minimum), was " + eventRetention);
             }
-            if (acquireReplicas < 0) {
-                throw new IllegalArgumentException("acquireReplicas must be at least 0, was " + acquireReplicas);
+            ReplicaWaitQuery query = ReplicaWaitQuery.parse(uri);
+            int replicas = waitReplicas;
+            Duration timeout = waitReplicasTimeout;
+            if (query.replicas().isPresent()) {
+                if (waitReplicasSet && (waitReplicas != query.replicas().getAsInt()
+                        || !query.timeout().equals(waitReplicasTimeout))) {
+                    throw new IllegalArgumentException("waitReplicas is set both by the builder (" + waitReplicas
+                            + " within " + waitReplicasTimeout + ") and in the uri (" + query.replicas().getAsInt()
+                            + " within " + query.timeout() + "); give it once");
+                }
+                replicas = query.replicas().getAsInt();
+                timeout = query.timeout();
             }
-            if (acquireReplicas > 0) {
-                requirePositive(acquireReplicasTimeout, "acquireReplicas timeout");
-                if (acquireReplicasTimeout.compareTo(commandTimeout) >= 0) {
-                    throw new IllegalArgumentException("acquireReplicas timeout must be below commandTimeout ("
-                            + commandTimeout + "), was " + acquireReplicasTimeout);
+            if (replicas < 0) {
+                throw new IllegalArgumentException("waitReplicas must be at least 0, was " + replicas);
+            }
+            if (replicas > 0) {
+                requirePositive(timeout, "waitReplicas timeout");
+                if (timeout.compareTo(commandTimeout) >= 0) {
+                    throw new IllegalArgumentException("waitReplicas timeout must be below commandTimeout ("
+                            + commandTimeout + "), was " + timeout);
                 }
             }
-            if (uri.startsWith(ClusterUri.SCHEME)) {
-                return new RedisStoreOptions(this, null, ClusterUri.parse(uri));
+            String server = query.uri();
+            if (server.startsWith(ClusterUri.SCHEME)) {
+                return new RedisStoreOptions(this, replicas, timeout, null, ClusterUri.parse(server));
             }
-            return new RedisStoreOptions(this, parse(uri), List.of());
+            return new RedisStoreOptions(this, replicas, timeout, parse(server), List.of());
         }
 
         private static RedisURI parse(String uri) {

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /**
  * On a Redis Cluster, lease notices and bus messages travel over sharded pub/sub: a watcher is an {@code SSUBSCRIBE}
  * on the master of the group's slot (no node has a classic subscriber), a bus channel is subscribed on the master
- * of its own slot, and {@code acquireReplicas} waits for the replica of the group's master. One private cluster for
+ * of its own slot, and {@code waitReplicas} waits for the replica of the group's master. One private cluster for
  * the class; each test uses its own group.
  */
 class RedisClusterNoticesTest {
@@ -89,12 +89,12 @@ class RedisClusterNoticesTest {
     }
 
     @Test
-    void acquireReplicasWaitsForTheReplicaOfTheGroupsMaster() {
+    void waitReplicasWaitsForTheReplicaOfTheGroupsMaster() {
         String group = "acknowledged";
         int master = cluster.masterOf(GroupKeys.of("", group).term());
         int replica = cluster.replicaOf(master);
         try (RedisStore store = RedisStore.connect(RedisStoreOptions.builder().uri(uri())
-                .acquireReplicas(1, Duration.ofMillis(300)).build())) {
+                .waitReplicas(1, Duration.ofMillis(300)).build())) {
             long term = ((AcquireResult.Granted) get(store.leases().acquire(group, NodeInfo.of("n1", "t"), TTL)))
                     .term();
             assertThat(get(store.leases().renew(group, "n1", term, TTL))).isTrue();

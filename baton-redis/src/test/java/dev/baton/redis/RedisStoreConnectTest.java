@@ -138,21 +138,86 @@ class RedisStoreConnectTest {
     }
 
     @Test
-    void acquireReplicasIsValidatedAgainstTheCommandTimeout() {
+    void waitReplicasIsValidatedAgainstTheCommandTimeout() {
         RedisStoreOptions.Builder base = RedisStoreOptions.builder().uri("redis://h");
-        assertThat(base.build().acquireReplicas()).isZero();
-        assertThat(base.build().acquireReplicasTimeout()).isZero();
-        assertThatThrownBy(() -> base.acquireReplicas(-1, Duration.ofMillis(100)).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("acquireReplicas must be at least 0");
-        assertThatThrownBy(() -> base.acquireReplicas(1, null).build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("acquireReplicas timeout");
-        assertThatThrownBy(() -> base.acquireReplicas(1, Duration.ofSeconds(2)).build())
+        assertThat(base.build().waitReplicas()).isZero();
+        assertThat(base.build().waitReplicasTimeout()).isZero();
+        assertThatThrownBy(() -> base.waitReplicas(-1, Duration.ofMillis(100)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("waitReplicas must be at least 0");
+        assertThatThrownBy(() -> base.waitReplicas(1, null).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("waitReplicas timeout");
+        assertThatThrownBy(() -> base.waitReplicas(1, Duration.ofSeconds(2)).build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("below commandTimeout");
 
-        RedisStoreOptions options = base.acquireReplicas(2, Duration.ofMillis(250)).build();
-        assertThat(options.toBuilder().build().acquireReplicas()).isEqualTo(2);
-        assertThat(options.toBuilder().build().acquireReplicasTimeout()).isEqualTo(Duration.ofMillis(250));
-        assertThat(options.toString()).contains("acquireReplicas=2");
+        RedisStoreOptions options = base.waitReplicas(2, Duration.ofMillis(250)).build();
+        assertThat(options.toBuilder().build().waitReplicas()).isEqualTo(2);
+        assertThat(options.toBuilder().build().waitReplicasTimeout()).isEqualTo(Duration.ofMillis(250));
+        assertThat(options.toString()).contains("waitReplicas=2");
+    }
+
+    @Test
+    void waitReplicasCanBeGivenInTheUriOfEveryKind() {
+        RedisStoreOptions sentinel = RedisStoreOptions.builder().uri("redis-sentinel://s3cret@127.0.0.1:26379,"
+                + "127.0.0.1:26380?sentinelMasterId=orders&waitReplicas=1&waitReplicasTimeout=200ms").build();
+        assertThat(sentinel.waitReplicas()).isEqualTo(1);
+        assertThat(sentinel.waitReplicasTimeout()).isEqualTo(Duration.ofMillis(200));
+        assertThat(sentinel.usesSentinel()).isTrue();
+        assertThat(sentinel.toString()).contains("redis-sentinel://127.0.0.1:26379,127.0.0.1:26380/0#orders")
+                .contains("waitReplicas=1 within PT0.2S").doesNotContain("s3cret");
+
+        RedisStoreOptions fragment = RedisStoreOptions.builder()
+                .uri("redis-sentinel://h:26379/2?waitReplicasTimeout=1s&waitReplicas=2#orders").build();
+        assertThat(fragment.waitReplicas()).isEqualTo(2);
+        assertThat(fragment.waitReplicasTimeout()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(fragment.toString()).contains("redis-sentinel://h:26379/2#orders");
+
+        RedisStoreOptions single = RedisStoreOptions.builder().uri("redis://h:6379/1?waitReplicas=1"
+                + "&waitReplicasTimeout=150").build();
+        assertThat(single.waitReplicasTimeout()).isEqualTo(Duration.ofMillis(150));
+        assertThat(single.toString()).contains("redis://h:6379/1");
+
+        RedisStoreOptions cluster = RedisStoreOptions.builder()
+                .uri("redis-cluster://h:7000,h:7001?waitReplicas=1&waitReplicasTimeout=100ms").build();
+        assertThat(cluster.usesCluster()).isTrue();
+        assertThat(cluster.waitReplicas()).isEqualTo(1);
+
+        assertThat(cluster.toBuilder().build().waitReplicas()).as("the same value twice is no conflict")
+                .isEqualTo(1);
+        assertThat(RedisStoreOptions.builder().uri("redis://h?waitReplicas=0&waitReplicasTimeout=0").build()
+                .waitReplicas()).isZero();
+    }
+
+    @Test
+    void badWaitReplicasParametersAreRefusedWithOneLine() {
+        assertUriRefused("redis://h?waitReplicas=1", "uri parameter waitReplicas needs waitReplicasTimeout too, as in "
+                + "?waitReplicas=1&waitReplicasTimeout=200ms");
+        assertUriRefused("redis://h?waitReplicasTimeout=200ms", "uri parameter waitReplicasTimeout needs "
+                + "waitReplicas too");
+        assertUriRefused("redis://h?waitReplicas=one&waitReplicasTimeout=200ms", "uri parameter waitReplicas must "
+                + "be a number of replicas (0 or more), was 'one'");
+        assertUriRefused("redis://h?waitReplicas=-1&waitReplicasTimeout=200ms", "was '-1'");
+        assertUriRefused("redis://h?waitReplicas=1&waitReplicasTimeout=2m", "uri parameter waitReplicasTimeout must "
+                + "be a duration such as 200ms or 1s, was '2m'");
+        assertUriRefused("redis://h?waitReplicas=1&waitReplicasTimeout=", "was ''");
+        assertUriRefused("redis://h?waitReplicas=1&waitReplicas=2&waitReplicasTimeout=1", "uri parameter "
+                + "waitReplicas is given twice");
+        assertUriRefused("redis://h?waitReplicas=1&waitReplicasTimeout=0ms", "waitReplicas timeout must be "
+                + "positive, was PT0S");
+        assertUriRefused("redis://h?waitReplicas=1&waitReplicasTimeout=2s", "waitReplicas timeout must be below "
+                + "commandTimeout (PT2S), was PT2S");
+        assertUriRefused("redis-cluster://h:7000?waitReplicas=1&waitReplicasTimeout=100ms&db=2",
+                "a cluster has no database, query or master name");
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri("redis://h?waitReplicas=1&waitReplicasTimeout=100")
+                .waitReplicas(2, Duration.ofMillis(100)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("waitReplicas is set both by the builder (2 within PT0.1S) and in the uri (1 within "
+                        + "PT0.1S); give it once");
+    }
+
+    private static void assertUriRefused(String uri, String message) {
+        assertThatThrownBy(() -> RedisStoreOptions.builder().uri(uri).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(message)
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     }
 
     @Test

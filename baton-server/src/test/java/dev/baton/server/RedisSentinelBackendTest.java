@@ -43,6 +43,19 @@ class RedisSentinelBackendTest {
                 .hasMessageContaining("redis-sentinel://HOST:PORT[,HOST:PORT...][/DB]#MASTER");
     }
 
+    @Test
+    void aBadReplicaWaitParameterIsAUsageErrorOfOneLine() {
+        assertThatThrownBy(() -> Backends.openStore("redis-sentinel://s3cret@127.0.0.1:26379/0?waitReplicas=one"
+                + "&waitReplicasTimeout=200ms#orders"))
+                .isInstanceOf(CliError.class)
+                .hasMessage("--backend: uri parameter waitReplicas must be a number of replicas (0 or more), was "
+                        + "'one'");
+        assertThatThrownBy(() -> Backends.openStore("redis-sentinel://127.0.0.1:26379?sentinelMasterId=orders"
+                + "&waitReplicas=1"))
+                .isInstanceOf(CliError.class)
+                .hasMessageStartingWith("--backend: uri parameter waitReplicas needs waitReplicasTimeout too");
+    }
+
     private static int unusedPort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();

@@ -13,8 +13,10 @@ import java.util.stream.Collectors;
 /**
  * A private Redis Sentinel deployment for tests: one primary and two replicas ({@code replicaof}) watched by three
  * Sentinels ({@code redis-server --sentinel}, quorum 2) under the master name {@link #MASTER_NAME}, each process on a
- * free loopback port in a temporary directory. Sentinels consider a node down after 1 s without an answer
- * ({@code down-after-milliseconds 1000}), so a killed primary is replaced within a few seconds.
+ * free loopback port in a temporary directory. By default Sentinels consider a node down after 1 s without an answer
+ * ({@code down-after-milliseconds 1000}), so a killed primary is replaced within a few seconds; {@link #builder()}
+ * changes that, the failover timeout, and whether the data nodes refuse writes without a replica
+ * ({@code min-replicas-to-write}).
  *
  * <p>Data nodes are numbered 0 to 2 in start order (node 0 starts as the primary; after a failover any node may be),
  * Sentinels 0 to 2. Faults: {@link #killNode}, {@link #stopNode}, {@link #restartNode}, {@link #pauseNode} (hung),
@@ -39,28 +41,48 @@ public final class RedisSentinelTopology implements AutoCloseable {
     private static final int NODES = 3;
     private static final int SENTINELS = 3;
     private static final int QUORUM = 2;
-    private static final int DOWN_AFTER_MILLIS = 1000;
-    private static final int FAILOVER_TIMEOUT_MILLIS = 5000;
+    private static final Duration DEFAULT_DOWN_AFTER = Duration.ofSeconds(1);
+    private static final Duration DEFAULT_FAILOVER_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(30);
     private static final String LAGGING_AUTH = "baton-testkit-replication-paused";
 
     private final Path dir;
+    private final Settings settings;
     private final List<RedisNodeProcess> nodes = new ArrayList<>();
     private final List<RedisNodeProcess> sentinels = new ArrayList<>();
     private boolean closed;
 
-    private RedisSentinelTopology(Path dir) {
+    private RedisSentinelTopology(Path dir, Settings settings) {
         this.dir = dir;
+        this.settings = settings;
     }
 
     /**
      * Starts the primary, then the replicas, waits until both replicate, starts the Sentinels and waits until each
-     * of them knows both replicas and both other Sentinels, so a failover can start at once.
+     * of them knows both replicas and both other Sentinels, so a failover can start at once. The Sentinels' timings
+     * are the defaults of {@link #builder()}.
      */
     public static RedisSentinelTopology start() {
+        return builder().start();
+    }
+
+    /** A builder for a topology with other Sentinel timings, or data nodes that need a replica to take writes. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The Sentinels' {@code failover-timeout}: among other things, a Sentinel does not try a failover of the same
+     * primary again within twice this.
+     */
+    public Duration failoverTimeout() {
+        return settings.failoverTimeout();
+    }
+
+    private static RedisSentinelTopology start(Settings settings) {
         Path binary = RedisServer.binary();
-        return TopologyLifecycle.start("the Sentinel topology", "baton-redis-sentinel-", RedisSentinelTopology::new,
-                topology -> topology.launch(binary), failure -> false);
+        return TopologyLifecycle.start("the Sentinel topology", "baton-redis-sentinel-",
+                dir -> new RedisSentinelTopology(dir, settings), topology -> topology.launch(binary), failure -> false);
     }
 
     /** {@link #MASTER_NAME}. */
@@ -321,12 +343,12 @@ public final class RedisSentinelTopology implements AutoCloseable {
                     TopologyLifecycle.subdirectory(dir, "node-" + i), List.of()));
         }
         Path primaryDir = TopologyLifecycle.subdirectory(dir, "node-0");
-        nodes.get(0).start(port -> RedisNodeProcess.baseConfig(port, primaryDir));
+        nodes.get(0).start(port -> dataNodeConfig(port, primaryDir));
         int primaryPort = nodes.get(0).port();
         for (int i = 1; i < NODES; i++) {
             Path nodeDir = TopologyLifecycle.subdirectory(dir, "node-" + i);
             nodes.get(i).start(port -> {
-                List<String> lines = RedisNodeProcess.baseConfig(port, nodeDir);
+                List<String> lines = dataNodeConfig(port, nodeDir);
                 lines.add("replicaof " + RedisNodeProcess.HOST + " " + primaryPort);
                 return lines;
             });
@@ -359,7 +381,20 @@ public final class RedisSentinelTopology implements AutoCloseable {
                 && "up".equals(info.get("master_link_status"));
     }
 
-    private static List<String> sentinelConfig(int port, Path dir, int primaryPort) {
+    /**
+     * A data node's configuration; with {@code min-replicas-to-write} on every node, since any of them may be the
+     * primary after a failover (a replica ignores it).
+     */
+    private List<String> dataNodeConfig(int port, Path nodeDir) {
+        List<String> lines = RedisNodeProcess.baseConfig(port, nodeDir);
+        if (settings.minReplicasToWrite() > 0) {
+            lines.add("min-replicas-to-write " + settings.minReplicasToWrite());
+            lines.add("min-replicas-max-lag " + settings.minReplicasMaxLag().toSeconds());
+        }
+        return lines;
+    }
+
+    private List<String> sentinelConfig(int port, Path dir, int primaryPort) {
         List<String> lines = new ArrayList<>();
         lines.add("bind " + RedisNodeProcess.HOST);
         lines.add("port " + port);
@@ -367,8 +402,8 @@ public final class RedisSentinelTopology implements AutoCloseable {
         lines.add("dir " + RedisNodeProcess.quote(dir.toString()));
         lines.add("logfile \"\"");
         lines.add("sentinel monitor " + MASTER_NAME + " " + RedisNodeProcess.HOST + " " + primaryPort + " " + QUORUM);
-        lines.add("sentinel down-after-milliseconds " + MASTER_NAME + " " + DOWN_AFTER_MILLIS);
-        lines.add("sentinel failover-timeout " + MASTER_NAME + " " + FAILOVER_TIMEOUT_MILLIS);
+        lines.add("sentinel down-after-milliseconds " + MASTER_NAME + " " + settings.downAfter().toMillis());
+        lines.add("sentinel failover-timeout " + MASTER_NAME + " " + settings.failoverTimeout().toMillis());
         lines.add("sentinel parallel-syncs " + MASTER_NAME + " " + (NODES - 1));
         return lines;
     }
@@ -421,6 +456,75 @@ public final class RedisSentinelTopology implements AutoCloseable {
     private void requireOpen() {
         if (closed) {
             throw new IllegalStateException("RedisSentinelTopology is closed");
+        }
+    }
+
+    /** What a {@link Builder} chose, fixed for the topology's life. */
+    private record Settings(Duration downAfter, Duration failoverTimeout, int minReplicasToWrite,
+            Duration minReplicasMaxLag) {
+    }
+
+    /** The Sentinels' timings and the data nodes' write rule; {@link #start()} starts a topology with them. */
+    public static final class Builder {
+
+        private Duration downAfter = DEFAULT_DOWN_AFTER;
+        private Duration failoverTimeout = DEFAULT_FAILOVER_TIMEOUT;
+        private int minReplicasToWrite;
+        private Duration minReplicasMaxLag = Duration.ofSeconds(1);
+
+        private Builder() {
+        }
+
+        /**
+         * How long a data node may not answer before a Sentinel considers it down ({@code down-after-milliseconds};
+         * default 1 s, at least 100 ms). Shorter fails a dead primary over sooner, and a merely slow one too.
+         */
+        public Builder downAfter(Duration downAfter) {
+            this.downAfter = requireAtLeast(downAfter, Duration.ofMillis(100), "downAfter");
+            return this;
+        }
+
+        /**
+         * The Sentinels' {@code failover-timeout} (default 5 s, at least 500 ms): how long a failover may take
+         * before it is abandoned, and half the time before the same primary is failed over again.
+         */
+        public Builder failoverTimeout(Duration failoverTimeout) {
+            this.failoverTimeout = requireAtLeast(failoverTimeout, Duration.ofMillis(500), "failoverTimeout");
+            return this;
+        }
+
+        /**
+         * Makes every data node refuse writes as a primary unless {@code replicas} replicas are connected with a lag
+         * of at most {@code maxLag} ({@code min-replicas-to-write}, {@code min-replicas-max-lag}, whole seconds); 0
+         * (the default) turns it off. A primary that lost its replicas, or was demoted by a failover it has not heard
+         * of, then stops taking writes.
+         */
+        public Builder minReplicasToWrite(int replicas, Duration maxLag) {
+            if (replicas < 0 || replicas > NODES - 1) {
+                throw new IllegalArgumentException("minReplicasToWrite must be between 0 and " + (NODES - 1)
+                        + ", was " + replicas);
+            }
+            requireAtLeast(maxLag, Duration.ofSeconds(1), "minReplicasMaxLag");
+            if (maxLag.toMillis() % 1000 != 0) {
+                throw new IllegalArgumentException("minReplicasMaxLag must be whole seconds, was " + maxLag);
+            }
+            this.minReplicasToWrite = replicas;
+            this.minReplicasMaxLag = maxLag;
+            return this;
+        }
+
+        /** Starts a topology with these settings, as {@link RedisSentinelTopology#start()} describes. */
+        public RedisSentinelTopology start() {
+            return RedisSentinelTopology.start(new Settings(downAfter, failoverTimeout, minReplicasToWrite,
+                    minReplicasMaxLag));
+        }
+
+        private static Duration requireAtLeast(Duration value, Duration least, String name) {
+            if (value == null || value.compareTo(least) < 0) {
+                throw new IllegalArgumentException(name + " must be at least " + least.toMillis() + " ms, was "
+                        + value);
+            }
+            return value;
         }
     }
 }

@@ -78,4 +78,41 @@ class RedisSentinelTopologyTest {
             assertThat(redis.command(3 - primary, "GET", "k")).isEqualTo("after");
         }
     }
+
+    @Test
+    void aPrimaryThatNeedsAReplicaToWriteRefusesWritesOnceItsReplicasFallAway() {
+        try (RedisSentinelTopology redis = RedisSentinelTopology.builder().downAfter(Duration.ofMillis(500))
+                .failoverTimeout(Duration.ofSeconds(2)).minReplicasToWrite(1, Duration.ofSeconds(1)).start()) {
+            assertThat(redis.failoverTimeout()).isEqualTo(Duration.ofSeconds(2));
+            int primary = redis.primaryNode();
+            assertThat(redis.command(primary, "SET", "k", "v1")).isEqualTo("OK");
+
+            List<Integer> replicas = List.of(0, 1, 2).stream().filter(i -> i != primary).toList();
+            replicas.forEach(redis::pauseReplication);
+            await().atMost(GENEROUS).ignoreExceptions().untilAsserted(() ->
+                    assertThatThrownBy(() -> redis.command(primary, "SET", "k", "v2"))
+                            .hasMessageContaining("NOREPLICAS"));
+
+            replicas.forEach(redis::resumeReplication);
+            redis.awaitReplicasConnected();
+            await().atMost(GENEROUS).ignoreExceptions()
+                    .until(() -> "OK".equals(redis.command(primary, "SET", "k", "v3")));
+        }
+    }
+
+    @Test
+    void badTimingsAreRefusedWithOneLine() {
+        assertThatThrownBy(() -> RedisSentinelTopology.builder().downAfter(Duration.ofMillis(10)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("downAfter must be at least 100 ms, was PT0.01S");
+        assertThatThrownBy(() -> RedisSentinelTopology.builder().failoverTimeout(null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("failoverTimeout must be at least 500 ms, was null");
+        assertThatThrownBy(() -> RedisSentinelTopology.builder().minReplicasToWrite(3, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("minReplicasToWrite must be between 0 and 2, was 3");
+        assertThatThrownBy(() -> RedisSentinelTopology.builder().minReplicasToWrite(1, Duration.ofMillis(1500)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("minReplicasMaxLag must be whole seconds, was PT1.5S");
+    }
 }

@@ -101,7 +101,7 @@ public final class ClusterConnections implements RedisConnections {
      * The connection to the master that serves {@code key}'s slot now: the same pooled connection the command
      * connection routes the key's writes over (Lettuce keys both by intent, host and port). If the slot moved between
      * the write and this call, this is another node's connection; that race is one of the reasons
-     * {@code acquireReplicas} narrows the asynchronous-replication window rather than closing it.
+     * {@code waitReplicas} narrows the asynchronous-replication window rather than closing it.
      */
     @Override
     public CompletableFuture<RedisClusterAsyncCommands<String, byte[]>> writerOf(String key) {

@@ -26,13 +26,19 @@ public final class RedisFencedMaps {
     private final RedisClusterAsyncCommands<String, byte[]> commands;
     private final String keyPrefix;
     private final StoreFailures failures;
+    private final ReplicaAcknowledgement acknowledgement;
 
+    /**
+     * @param acknowledgement the replica wait applied after a write the primary accepted, and before a read is
+     *                        returned (it may wait for none)
+     */
     public RedisFencedMaps(ScriptRunner scripts, RedisClusterAsyncCommands<String, byte[]> commands, String keyPrefix,
-            StoreFailures failures) {
+            StoreFailures failures, ReplicaAcknowledgement acknowledgement) {
         this.scripts = scripts;
         this.commands = commands;
         this.keyPrefix = keyPrefix;
         this.failures = failures;
+        this.acknowledgement = acknowledgement;
     }
 
     /** See {@link dev.baton.core.store.FencedMapStore#fencedPut}. */
@@ -40,10 +46,11 @@ public final class RedisFencedMaps {
             byte[] value) {
         return failures.guard("fenced put to map " + map, () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
-            return scripts.<List<Object>>run(Scripts.FENCED_PUT, ScriptOutputType.MULTI,
-                    new String[] {k.term(), k.map(map)}, utf8(Long.toString(term)), utf8(key),
-                    FencedEntryCodec.encode(term, nodeId, value))
+            CompletableFuture<FencedMapWrite> put = scripts.<List<Object>>run(Scripts.FENCED_PUT,
+                    ScriptOutputType.MULTI, new String[] {k.term(), k.map(map)}, utf8(Long.toString(term)),
+                    utf8(key), FencedEntryCodec.encode(term, nodeId, value))
                     .thenApply(RedisFencedMaps::result);
+            return acknowledgement.await("fenced put to map " + map, k.map(map), put, FencedMapWrite::accepted);
         });
     }
 
@@ -51,9 +58,12 @@ public final class RedisFencedMaps {
     public CompletableFuture<FencedMapWrite> remove(String group, String map, String key, long term) {
         return failures.guard("fenced remove from map " + map, () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
-            return scripts.<List<Object>>run(Scripts.FENCED_REMOVE, ScriptOutputType.MULTI,
-                    new String[] {k.term(), k.map(map)}, utf8(Long.toString(term)), utf8(key))
+            CompletableFuture<FencedMapWrite> removed = scripts.<List<Object>>run(Scripts.FENCED_REMOVE,
+                    ScriptOutputType.MULTI, new String[] {k.term(), k.map(map)}, utf8(Long.toString(term)),
+                    utf8(key))
                     .thenApply(RedisFencedMaps::result);
+            return acknowledgement.await("fenced remove from map " + map, k.map(map), removed,
+                    FencedMapWrite::accepted);
         });
     }
 
@@ -61,10 +71,10 @@ public final class RedisFencedMaps {
     public CompletableFuture<Optional<FencedValue>> get(String group, String map, String key) {
         return failures.guard("read map " + map, () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
-            return commands.hget(k.map(map), key)
+            return acknowledgement.confirmRead("read map " + map, k.map(map), commands.hget(k.map(map), key)
                     .thenApply(stored -> stored == null
                             ? Optional.<FencedValue>empty()
-                            : Optional.of(decode(map, key, stored)));
+                            : Optional.of(decode(map, key, stored))));
         });
     }
 
@@ -72,13 +82,14 @@ public final class RedisFencedMaps {
     public CompletableFuture<SortedMap<String, FencedValue>> entries(String group, String map) {
         return failures.guard("list map " + map, () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
-            return commands.hgetall(k.map(map)).thenApply(all -> {
-                SortedMap<String, FencedValue> entries = new TreeMap<>();
-                for (Map.Entry<String, byte[]> entry : all.entrySet()) {
-                    entries.put(entry.getKey(), decode(map, entry.getKey(), entry.getValue()));
-                }
-                return entries;
-            });
+            return acknowledgement.confirmRead("list map " + map, k.map(map), commands.hgetall(k.map(map))
+                    .thenApply(all -> {
+                        SortedMap<String, FencedValue> entries = new TreeMap<>();
+                        for (Map.Entry<String, byte[]> entry : all.entrySet()) {
+                            entries.put(entry.getKey(), decode(map, entry.getKey(), entry.getValue()));
+                        }
+                        return entries;
+                    }));
         });
     }
 

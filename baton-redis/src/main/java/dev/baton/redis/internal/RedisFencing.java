@@ -21,13 +21,19 @@ public final class RedisFencing {
     private final RedisClusterAsyncCommands<String, byte[]> commands;
     private final String keyPrefix;
     private final StoreFailures failures;
+    private final ReplicaAcknowledgement acknowledgement;
 
+    /**
+     * @param acknowledgement the replica wait applied after a write the primary accepted, and before a read is
+     *                        returned (it may wait for none)
+     */
     public RedisFencing(ScriptRunner scripts, RedisClusterAsyncCommands<String, byte[]> commands, String keyPrefix,
-            StoreFailures failures) {
+            StoreFailures failures, ReplicaAcknowledgement acknowledgement) {
         this.scripts = scripts;
         this.commands = commands;
         this.keyPrefix = keyPrefix;
         this.failures = failures;
+        this.acknowledgement = acknowledgement;
     }
 
     /** See {@link dev.baton.core.store.FencedStore#fencedWrite}. */
@@ -35,10 +41,14 @@ public final class RedisFencing {
             byte[] value) {
         return failures.guard("fenced write to " + register, () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
-            return scripts.<List<Object>>run(Scripts.FENCED_WRITE, ScriptOutputType.MULTI,
-                    new String[] {k.term(), k.fenced(register)}, utf8(Long.toString(term)), utf8(nodeId), value)
+            CompletableFuture<FencedWriteResult> written = scripts.<List<Object>>run(Scripts.FENCED_WRITE,
+                    ScriptOutputType.MULTI, new String[] {k.term(), k.fenced(register)}, utf8(Long.toString(term)),
+                    utf8(nodeId), value)
                     .thenApply(reply -> new FencedWriteResult(Replies.number(reply.get(0)) == 1L,
                             Replies.number(reply.get(1))));
+            // A refused write changed nothing, so there is nothing for the replicas to acknowledge.
+            return acknowledgement.await("fenced write to " + register, k.fenced(register), written,
+                    FencedWriteResult::accepted);
         });
     }
 
@@ -46,8 +56,8 @@ public final class RedisFencing {
     public CompletableFuture<Optional<FencedValue>> read(String group, String register) {
         return failures.guard("fenced read of " + register, () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
-            return commands.hmget(k.fenced(register), "term", "writer", "value")
-                    .thenApply(RedisFencing::value);
+            return acknowledgement.confirmRead("fenced read of " + register, k.fenced(register),
+                    commands.hmget(k.fenced(register), "term", "writer", "value").thenApply(RedisFencing::value));
         });
     }
 

@@ -22,13 +22,18 @@ public final class RedisLeaderRecords {
     private final RedisClusterAsyncCommands<String, byte[]> commands;
     private final String keyPrefix;
     private final StoreFailures failures;
+    private final ReplicaAcknowledgement acknowledgement;
 
+    /**
+     * @param acknowledgement the replica wait applied after a record the primary stored (it may wait for none)
+     */
     public RedisLeaderRecords(ScriptRunner scripts, RedisClusterAsyncCommands<String, byte[]> commands,
-            String keyPrefix, StoreFailures failures) {
+            String keyPrefix, StoreFailures failures, ReplicaAcknowledgement acknowledgement) {
         this.scripts = scripts;
         this.commands = commands;
         this.keyPrefix = keyPrefix;
         this.failures = failures;
+        this.acknowledgement = acknowledgement;
     }
 
     /** See {@link dev.baton.core.store.LeaderRecordStore#readLeader}. */
@@ -41,13 +46,15 @@ public final class RedisLeaderRecords {
     /** See {@link dev.baton.core.store.LeaderRecordStore#writeLeader}. */
     public CompletableFuture<LeaderRecordWrite> write(LeaderRecord record) {
         String group = record.group();
-        return failures.guard("write leader record of " + group, () -> scripts.<List<Object>>run(Scripts.LEADER_WRITE,
-                ScriptOutputType.MULTI, new String[] {GroupKeys.of(keyPrefix, group).leader()},
-                utf8(Long.toString(record.term())), utf8(record.leaderId()), utf8(Long.toString(record.processId())),
-                utf8(record.address()))
-                .thenApply(reply -> new LeaderRecordWrite(Replies.number(reply.get(0)) == 1L,
-                        new LeaderRecord(group, Replies.number(reply.get(1)), Replies.text(reply.get(2)),
-                                Replies.number(reply.get(3)), Replies.text(reply.get(4))))));
+        String key = GroupKeys.of(keyPrefix, group).leader();
+        return failures.guard("write leader record of " + group, () -> acknowledgement.await(
+                "write leader record of " + group, key, scripts.<List<Object>>run(Scripts.LEADER_WRITE,
+                        ScriptOutputType.MULTI, new String[] {key}, utf8(Long.toString(record.term())),
+                        utf8(record.leaderId()), utf8(Long.toString(record.processId())), utf8(record.address()))
+                        .thenApply(reply -> new LeaderRecordWrite(Replies.number(reply.get(0)) == 1L,
+                                new LeaderRecord(group, Replies.number(reply.get(1)), Replies.text(reply.get(2)),
+                                        Replies.number(reply.get(3)), Replies.text(reply.get(4))))),
+                LeaderRecordWrite::accepted));
     }
 
     private static Optional<LeaderRecord> record(String group, List<KeyValue<String, byte[]>> fields) {

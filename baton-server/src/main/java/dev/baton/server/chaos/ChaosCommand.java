@@ -2,11 +2,13 @@ package dev.baton.server.chaos;
 
 import dev.baton.server.BatonCli;
 import dev.baton.server.CliError;
+import dev.baton.server.DurationConverter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -78,6 +80,23 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "fencing. The checkers should then report violations; this shows that they can.")
     boolean naive;
 
+    @Option(names = "--wait-replicas", paramLabel = "N", defaultValue = "0",
+            description = "redis-sentinel only: the nodes' stores wait for N replicas after each acquire, renewal and "
+                    + "fenced write (the store URI's waitReplicas), and the data nodes refuse writes without N "
+                    + "replicas (min-replicas-to-write); 0 (default) for neither.")
+    int waitReplicas;
+
+    @Option(names = "--sentinel-down-after", paramLabel = "DUR", converter = DurationConverter.class,
+            defaultValue = "1s",
+            description = "redis-sentinel only: the Sentinels' down-after-milliseconds (default: ${DEFAULT-VALUE}).")
+    Duration sentinelDownAfter;
+
+    @Option(names = "--sentinel-failover-timeout", paramLabel = "DUR", converter = DurationConverter.class,
+            defaultValue = "5s",
+            description = "redis-sentinel only: the Sentinels' failover-timeout; failovers are spaced by twice it "
+                    + "(default: ${DEFAULT-VALUE}).")
+    Duration sentinelFailoverTimeout;
+
     @Option(names = "--out", paramLabel = "DIR",
             description = "Where node logs, history.jsonl and report.md go (default: a new temporary directory, kept).")
     Path out;
@@ -129,6 +148,24 @@ public final class ChaosCommand implements Callable<Integer> {
                 throw CliError.usage("--faults: " + e.getMessage());
             }
         }
+        ChaosRunSettings.SentinelSettings sentinel = new ChaosRunSettings.SentinelSettings(waitReplicas,
+                sentinelDownAfter, sentinelFailoverTimeout);
+        if (!"redis-sentinel".equals(backend) && !sentinel.isDefault()) {
+            throw CliError.usage("--wait-replicas, --sentinel-down-after and --sentinel-failover-timeout apply to "
+                    + "--backend redis-sentinel only");
+        }
+        if (waitReplicas < 0 || waitReplicas > 2) {
+            throw CliError.usage("--wait-replicas: expected 0 to 2 (the deployment has two replicas), got "
+                    + waitReplicas);
+        }
+        if (sentinelDownAfter.toMillis() < 100) {
+            throw CliError.usage("--sentinel-down-after: expected at least 100ms, got " + sentinelDownAfter.toMillis()
+                    + "ms");
+        }
+        if (sentinelFailoverTimeout.toMillis() < 500) {
+            throw CliError.usage("--sentinel-failover-timeout: expected at least 500ms, got "
+                    + sentinelFailoverTimeout.toMillis() + "ms");
+        }
         long runSeed = seed != null ? seed : new SecureRandom().nextLong() & Long.MAX_VALUE;
         Path dir = out != null ? out : temporaryDirectory();
         try {
@@ -137,7 +174,7 @@ public final class ChaosCommand implements Callable<Integer> {
             throw CliError.usage("--out: cannot create " + dir + ": " + e.getMessage());
         }
         return new ChaosRunSettings(backend, trials, runSeed, nodes, naive, Optional.ofNullable(onlyTrial),
-                List.copyOf(chosen), inTurn, dir);
+                List.copyOf(chosen), inTurn, dir, sentinel);
     }
 
     /** Starts the backend's servers; a fault the backend does not support is a usage error. */
@@ -149,7 +186,7 @@ public final class ChaosCommand implements Callable<Integer> {
                 case "redis-cluster" -> new RedisClusterTarget(StoreTimings.chaos(), ChaosRun.GROUP);
                 case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
                 case "etcd" -> new EtcdTarget(StoreTimings.chaos());
-                case "redis-sentinel" -> new RedisSentinelTarget(StoreTimings.replicated());
+                case "redis-sentinel" -> new RedisSentinelTarget(StoreTimings.replicated(), settings.sentinel());
                 case "postgresql-standby" -> new PostgresStandbyTarget(settings.nodes(),
                         StoreTimings.replicated());
                 case "redis-sentinel-zombie" -> new SentinelZombieTarget(StoreTimings.replicated());

@@ -1,6 +1,7 @@
 package dev.baton.server.chaos;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -19,7 +20,35 @@ import java.util.Optional;
  * @param inTurn    take the faults in turn (trial K gets fault K mod n) instead of drawing them from the seed, so a
  *                  short run covers every fault
  * @param dir       where node logs, the history and the report go
+ * @param sentinel  the Redis Sentinel deployment's settings ({@code redis-sentinel} only)
  */
 record ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
-        List<FaultKind> faults, boolean inTurn, Path dir) {
+        List<FaultKind> faults, boolean inTurn, Path dir, SentinelSettings sentinel) {
+
+    /** Settings with the Sentinel deployment's defaults. */
+    ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
+            List<FaultKind> faults, boolean inTurn, Path dir) {
+        this(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, SentinelSettings.defaults());
+    }
+
+    /**
+     * How the {@code redis-sentinel} target runs its deployment.
+     *
+     * @param waitReplicas    how many replicas the nodes' stores wait for after each acquire, renewal and fenced
+     *                        write ({@code ?waitReplicas=}), with {@code min-replicas-to-write} as high on the data
+     *                        nodes; 0 for neither
+     * @param downAfter       the Sentinels' {@code down-after-milliseconds}
+     * @param failoverTimeout the Sentinels' {@code failover-timeout}
+     */
+    record SentinelSettings(int waitReplicas, Duration downAfter, Duration failoverTimeout) {
+
+        /** No replica wait; a node is down after 1 s, failover timeout 5 s (the testkit topology's defaults). */
+        static SentinelSettings defaults() {
+            return new SentinelSettings(0, Duration.ofSeconds(1), Duration.ofSeconds(5));
+        }
+
+        boolean isDefault() {
+            return equals(defaults());
+        }
+    }
 }

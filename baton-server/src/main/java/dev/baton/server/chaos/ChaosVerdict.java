@@ -30,7 +30,9 @@ final class ChaosVerdict {
 
     /** Runs the standard checkers over {@code history}. */
     static ChaosVerdict of(ChaosRunSettings settings, History history) {
-        String title = settings.backend() + (settings.naive() ? " (naive)" : "") + ", seed " + settings.seed();
+        String title = settings.backend() + (settings.naive() ? " (naive)" : "")
+                + (settings.sentinel().waitReplicas() > 0 ? " (waitReplicas " + settings.sentinel().waitReplicas()
+                + ")" : "") + ", seed " + settings.seed();
         return new ChaosVerdict(settings, history, ChaosReport.run(title, history, Checker.standard()));
     }
 
@@ -72,6 +74,17 @@ final class ChaosVerdict {
         }
         if (settings.naive()) {
             command.append(" --naive");
+        }
+        ChaosRunSettings.SentinelSettings sentinel = settings.sentinel();
+        if (sentinel.waitReplicas() > 0) {
+            command.append(" --wait-replicas ").append(sentinel.waitReplicas());
+        }
+        if (!sentinel.downAfter().equals(ChaosRunSettings.SentinelSettings.defaults().downAfter())) {
+            command.append(" --sentinel-down-after ").append(sentinel.downAfter().toMillis()).append("ms");
+        }
+        if (!sentinel.failoverTimeout().equals(ChaosRunSettings.SentinelSettings.defaults().failoverTimeout())) {
+            command.append(" --sentinel-failover-timeout ").append(sentinel.failoverTimeout().toMillis())
+                    .append("ms");
         }
         return command.toString();
     }

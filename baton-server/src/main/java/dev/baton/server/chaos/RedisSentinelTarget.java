@@ -20,6 +20,10 @@ import java.util.concurrent.locks.LockSupport;
  * as soon as the failover is over (as the Sentinels would a few seconds later), and a replica that was held behind
  * replicates again. There are no per-node links here: the data nodes' addresses come from the Sentinels, so a proxy
  * in front of them would be bypassed.
+ *
+ * <p>With {@code --wait-replicas N} the nodes' store URI asks for {@code WAIT N} after each acquire, renewal and
+ * fenced write, and every data node runs with {@code min-replicas-to-write N}, so that a primary cut off from its
+ * replicas, or demoted without knowing it yet, acknowledges no write.
  */
 final class RedisSentinelTarget extends ReplicatedStoreTarget {
 
@@ -28,23 +32,36 @@ final class RedisSentinelTarget extends ReplicatedStoreTarget {
     private static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
             FaultKind.SENTINEL_PRIMARY_KILLED, FaultKind.SENTINEL_LAGGING_PROMOTED, FaultKind.SENTINEL_FAILOVER);
 
-    /** Twice the topology's {@code failover-timeout} (5 s). */
-    private static final Duration FAILOVER_SPACING = Duration.ofSeconds(10);
+    /** How long a store waits for its replicas: well below the 1 s lease and the renewal interval. */
+    private static final Duration WAIT_REPLICAS_TIMEOUT = Duration.ofMillis(200);
+    /** Lag a replica may have and still count for {@code min-replicas-to-write}: replicas acknowledge every second. */
+    private static final Duration MIN_REPLICAS_MAX_LAG = Duration.ofSeconds(2);
 
     private final RedisSentinelTopology redis;
+    private final String uri;
+    /** Twice the topology's {@code failover-timeout}. */
+    private final Duration failoverSpacing;
     private final List<Integer> lagging = new ArrayList<>();
     private InetSocketAddress primaryBefore;
     private int killed = -1;
     private long lastFailover;
 
-    RedisSentinelTarget(StoreTimings timings) {
+    RedisSentinelTarget(StoreTimings timings, ChaosRunSettings.SentinelSettings settings) {
         super("redis-sentinel", FAULTS, timings);
-        this.redis = RedisSentinelTopology.start();
+        RedisSentinelTopology.Builder topology = RedisSentinelTopology.builder().downAfter(settings.downAfter())
+                .failoverTimeout(settings.failoverTimeout());
+        if (settings.waitReplicas() > 0) {
+            topology.minReplicasToWrite(settings.waitReplicas(), MIN_REPLICAS_MAX_LAG);
+        }
+        this.redis = topology.start();
+        this.uri = redis.sentinelUri() + (settings.waitReplicas() > 0 ? "&waitReplicas=" + settings.waitReplicas()
+                + "&waitReplicasTimeout=" + WAIT_REPLICAS_TIMEOUT.toMillis() + "ms" : "");
+        this.failoverSpacing = redis.failoverTimeout().multipliedBy(2);
     }
 
     @Override
     String storeUri(int index) {
-        return redis.sentinelUri();
+        return uri;
     }
 
     /**
@@ -57,7 +74,7 @@ final class RedisSentinelTarget extends ReplicatedStoreTarget {
     @Override
     public boolean beforeTrial(FaultKind fault) {
         if (FAILOVERS.contains(fault)) {
-            long wait = lastFailover + FAILOVER_SPACING.toNanos() - System.nanoTime();
+            long wait = lastFailover + failoverSpacing.toNanos() - System.nanoTime();
             if (lastFailover != 0 && wait > 0) {
                 LockSupport.parkNanos(wait);
             }
