@@ -150,9 +150,9 @@ public final class ChaosCommand implements Callable<Integer> {
         }
         ChaosRunSettings.SentinelSettings sentinel = new ChaosRunSettings.SentinelSettings(waitReplicas,
                 sentinelDownAfter, sentinelFailoverTimeout);
-        if (!"redis-sentinel".equals(backend) && !sentinel.isDefault()) {
+        if (!backend.startsWith("redis-sentinel") && !sentinel.isDefault()) {
             throw CliError.usage("--wait-replicas, --sentinel-down-after and --sentinel-failover-timeout apply to "
-                    + "--backend redis-sentinel only");
+                    + "--backend redis-sentinel and redis-sentinel-zombie only");
         }
         if (waitReplicas < 0 || waitReplicas > 2) {
             throw CliError.usage("--wait-replicas: expected 0 to 2 (the deployment has two replicas), got "
@@ -189,7 +189,7 @@ public final class ChaosCommand implements Callable<Integer> {
                 case "redis-sentinel" -> new RedisSentinelTarget(StoreTimings.replicated(), settings.sentinel());
                 case "postgresql-standby" -> new PostgresStandbyTarget(settings.nodes(),
                         StoreTimings.replicated());
-                case "redis-sentinel-zombie" -> new SentinelZombieTarget(StoreTimings.replicated());
+                case "redis-sentinel-zombie" -> new SentinelZombieTarget(StoreTimings.replicated(), settings.sentinel());
                 case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir());
                 default -> throw new IllegalArgumentException(settings.backend());
             };

@@ -32,7 +32,7 @@ record ChaosRunSettings(String backend, int trials, long seed, int nodes, boolea
     }
 
     /**
-     * How the {@code redis-sentinel} target runs its deployment.
+     * How the {@code redis-sentinel} and {@code redis-sentinel-zombie} targets run their deployment.
      *
      * @param waitReplicas    how many replicas the nodes' stores wait for after each acquire, renewal and fenced
      *                        write ({@code ?waitReplicas=}), with {@code min-replicas-to-write} as high on the data

@@ -48,18 +48,31 @@ final class RedisSentinelTarget extends ReplicatedStoreTarget {
 
     RedisSentinelTarget(StoreTimings timings, ChaosRunSettings.SentinelSettings settings) {
         super("redis-sentinel", FAULTS, timings);
+        this.redis = startTopology(settings);
+        this.uri = redis.sentinelUri() + waitParameters(settings, '&');
+        this.failoverSpacing = redis.failoverTimeout().multipliedBy(2);
+    }
+
+/**
+     * The deployment {@code settings} ask for: the Sentinels' timings, and with {@code --wait-replicas N} data nodes
+     * that refuse writes without N replicas.
+     */
+    static RedisSentinelTopology startTopology(ChaosRunSettings.SentinelSettings settings) {
         RedisSentinelTopology.Builder topology = RedisSentinelTopology.builder().downAfter(settings.downAfter())
                 .failoverTimeout(settings.failoverTimeout());
         if (settings.waitReplicas() > 0) {
             topology.minReplicasToWrite(settings.waitReplicas(), MIN_REPLICAS_MAX_LAG);
         }
-        this.redis = topology.start();
-        this.uri = redis.sentinelUri() + (settings.waitReplicas() > 0 ? "&waitReplicas=" + settings.waitReplicas()
-                + "&waitReplicasTimeout=" + WAIT_REPLICAS_TIMEOUT.toMillis() + "ms" : "");
-        this.failoverSpacing = redis.failoverTimeout().multipliedBy(2);
+        return topology.start();
     }
 
-    @Override
+    /** The store URI's {@code waitReplicas} parameters after {@code separator}, or nothing without the option. */
+    static String waitParameters(ChaosRunSettings.SentinelSettings settings, char separator) {
+        return settings.waitReplicas() > 0 ? separator + "waitReplicas=" + settings.waitReplicas()
+                + "&waitReplicasTimeout=" + WAIT_REPLICAS_TIMEOUT.toMillis() + "ms" : "";
+    }
+
+        @Override
     String storeUri(int index) {
         return uri;
     }

@@ -43,14 +43,24 @@ final class SentinelZombieTarget extends ReplicatedStoreTarget {
     private static final int ADMIN_TIMEOUT_MILLIS = 5_000;
 
     private final RedisSentinelTopology redis;
+    private final ChaosRunSettings.SentinelSettings settings;
     private final String password = UUID.randomUUID().toString().replace("-", "");
     private final FaultProxy zombieLink;
     private InetSocketAddress primaryBefore;
     private long lastFailover;
 
     SentinelZombieTarget(StoreTimings timings) {
+        this(timings, ChaosRunSettings.SentinelSettings.defaults());
+    }
+
+    /**
+     * With {@code settings}' {@code --wait-replicas}, every node's store (n1's direct link too) waits for replicas and
+     * the data nodes refuse writes without them, as on {@code redis-sentinel}.
+     */
+    SentinelZombieTarget(StoreTimings timings, ChaosRunSettings.SentinelSettings settings) {
         super("redis-sentinel-zombie", FAULTS, timings);
-        this.redis = RedisSentinelTopology.start();
+        this.settings = settings;
+        this.redis = RedisSentinelTarget.startTopology(settings);
         try {
             for (int node = 0; node < redis.nodeAddresses().size(); node++) {
                 addZombieUser(node);
@@ -67,9 +77,10 @@ final class SentinelZombieTarget extends ReplicatedStoreTarget {
     @Override
     String storeUri(int index) {
         if (index == 0) {
-            return "redis://" + ZOMBIE_USER + ":" + password + "@" + zombieLink.host() + ":" + zombieLink.port();
+            return "redis://" + ZOMBIE_USER + ":" + password + "@" + zombieLink.host() + ":" + zombieLink.port()
+                    + RedisSentinelTarget.waitParameters(settings, '?');
         }
-        return redis.sentinelUri();
+        return redis.sentinelUri() + RedisSentinelTarget.waitParameters(settings, '&');
     }
 
     /** As the {@code redis-sentinel} target: the previous failover 10 s behind, every Sentinel ready for the next. */

@@ -47,7 +47,7 @@ class SentinelChaosOptionsTest {
     void theSentinelFlagsAreRefusedOnOtherBackendsAndOutOfRange() {
         assertUsage(List.of("--backend", "redis", "--wait-replicas", "1"),
                 "--wait-replicas, --sentinel-down-after and --sentinel-failover-timeout apply to --backend "
-                        + "redis-sentinel only");
+                        + "redis-sentinel and redis-sentinel-zombie only");
         assertUsage(List.of("--backend", "redis-sentinel", "--wait-replicas", "3"),
                 "--wait-replicas: expected 0 to 2 (the deployment has two replicas), got 3");
         assertUsage(List.of("--backend", "redis-sentinel", "--sentinel-down-after", "50ms"),
