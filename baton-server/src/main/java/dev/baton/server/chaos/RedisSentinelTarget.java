@@ -39,8 +39,6 @@ final class RedisSentinelTarget extends ReplicatedStoreTarget {
 
     private final RedisSentinelTopology redis;
     private final String uri;
-    /** Twice the topology's {@code failover-timeout}. */
-    private final Duration failoverSpacing;
     private final List<Integer> lagging = new ArrayList<>();
     private InetSocketAddress primaryBefore;
     private int killed = -1;
@@ -50,7 +48,6 @@ final class RedisSentinelTarget extends ReplicatedStoreTarget {
         super("redis-sentinel", FAULTS, timings);
         this.redis = startTopology(settings);
         this.uri = redis.sentinelUri() + waitParameters(settings, '&');
-        this.failoverSpacing = redis.failoverTimeout().multipliedBy(2);
     }
 
 /**
@@ -87,14 +84,23 @@ final class RedisSentinelTarget extends ReplicatedStoreTarget {
     @Override
     public boolean beforeTrial(FaultKind fault) {
         if (FAILOVERS.contains(fault)) {
-            long wait = lastFailover + failoverSpacing.toNanos() - System.nanoTime();
-            if (lastFailover != 0 && wait > 0) {
-                LockSupport.parkNanos(wait);
-            }
-            redis.awaitSentinelsSettled();
-            redis.awaitReplicasConnected();
+            readyForFailover(redis, lastFailover);
         }
         return false;
+    }
+
+    /**
+     * Waits until the Sentinels will fail over again (twice their failover timeout after the failover at
+     * {@code lastFailover}, a {@link System#nanoTime()} reading or 0 for none), every Sentinel has settled on the
+     * primary and both replicas follow it.
+     */
+    static void readyForFailover(RedisSentinelTopology redis, long lastFailover) {
+        long wait = lastFailover + redis.failoverTimeout().multipliedBy(2).toNanos() - System.nanoTime();
+        if (lastFailover != 0 && wait > 0) {
+            LockSupport.parkNanos(wait);
+        }
+        redis.awaitSentinelsSettled();
+        redis.awaitReplicasConnected();
     }
 
     /** Holds both replicas behind, before the lease changes hands on the primary alone. */

@@ -36,8 +36,6 @@ final class SentinelZombieTarget extends ReplicatedStoreTarget {
 
     private static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
             FaultKind.SENTINEL_ZOMBIE_PRIMARY);
-    /** Twice the topology's {@code failover-timeout} (5 s), as for the {@code redis-sentinel} target. */
-    private static final Duration FAILOVER_SPACING = Duration.ofSeconds(10);
     /** The user {@code n1} logs in as, which the partition leaves alone. */
     private static final String ZOMBIE_USER = "baton-zombie-side";
     private static final int ADMIN_TIMEOUT_MILLIS = 5_000;
@@ -83,16 +81,11 @@ final class SentinelZombieTarget extends ReplicatedStoreTarget {
         return redis.sentinelUri() + RedisSentinelTarget.waitParameters(settings, '&');
     }
 
-    /** As the {@code redis-sentinel} target: the previous failover 10 s behind, every Sentinel ready for the next. */
+    /** As the {@code redis-sentinel} target: the Sentinels ready to fail over again. */
     @Override
     public boolean beforeTrial(FaultKind fault) {
         if (fault == FaultKind.SENTINEL_ZOMBIE_PRIMARY) {
-            long wait = lastFailover + FAILOVER_SPACING.toNanos() - System.nanoTime();
-            if (lastFailover != 0 && wait > 0) {
-                LockSupport.parkNanos(wait);
-            }
-            redis.awaitSentinelsSettled();
-            redis.awaitReplicasConnected();
+            RedisSentinelTarget.readyForFailover(redis, lastFailover);
         }
         return false;
     }
