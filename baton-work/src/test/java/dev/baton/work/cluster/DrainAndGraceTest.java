@@ -103,7 +103,7 @@ class DrainAndGraceTest {
     }
 
     @Test
-    void aWorkerThatAnnouncesItIsStoppingIsDrainedUntilItsConnectionEnds() {
+    void aWorkerThatAnnouncesItIsStoppingIsDrainedUntilItComesBackAsANewProcess() {
         steadyState();
         FakeWorkers.Worker leaving = sim.workers.get(sim.workerUrls.get(2));
         assertThat(leaving.items()).isNotEmpty();
@@ -112,13 +112,41 @@ class DrainAndGraceTest {
         runWithoutGaps(Duration.ofSeconds(10));
         assertThat(leaving.items()).isEmpty();
 
-        // It restarts as a new process: the announcement ended with its connection, and it gets items again, by
+        // It restarts as a new process: the announcement ends with the new connection, and it gets items again, by
         // rebalancing moves that are make-before-break too (no gap while they move back).
         leaving.kill();
         leaving.restart();
         runWithoutGaps(Duration.ofSeconds(15));
         assertThat(leaving.items()).isNotEmpty();
         assertThat(sim.placements()).allSatisfy((item, on) -> assertThat(on).hasSize(1));
+    }
+
+    @Test
+    void aWorkerThatAnnouncedItsDrainAndLeftBeforeItsItemsMovedGetsNoGrace() {
+        // Room for 5 items a worker: of the 4 a drained worker runs, only 2 find room elsewhere at first.
+        sim.config = sim.config.toBuilder().restartGrace(Duration.ofSeconds(60)).workerCapacity(5).build();
+        SimCluster.Node follower = steadyState();
+        FakeWorkers.Worker leaving = sim.workers.get(sim.workerUrls.get(0));
+        leaving.announceDrain("SIGTERM");
+        runWithoutGaps(Duration.ofSeconds(5));
+        List<String> stranded = List.copyOf(leaving.items());
+        assertThat(stranded).as("items with nowhere else to go stay on the drained worker").hasSize(2);
+
+        // Its drain timeout runs out and it exits with them; then room opens up elsewhere.
+        leaving.kill();
+        sim.run(Duration.ofSeconds(2));
+        List<String> elsewhere = sim.placements().keySet().stream().filter(item -> !stranded.contains(item))
+                .limit(2).toList();
+        for (String item : elsewhere) {
+            assertThat(sim.await(follower.cluster.unsubscribe(item))).isTrue();
+        }
+        sim.run(Duration.ofSeconds(10)); // far less than the grace
+
+        assertThat(sim.placements()).as("what it left behind runs elsewhere well within the grace")
+                .containsKeys(stranded.toArray(String[]::new))
+                .allSatisfy((item, on) -> assertThat(on).hasSize(1).doesNotContain(leaving.url));
+        assertThat(sim.await(follower.cluster.getState()).draining()).as("still leaving until it comes back")
+                .containsKey(leaving.url);
     }
 
     @Test

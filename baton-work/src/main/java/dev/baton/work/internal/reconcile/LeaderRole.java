@@ -121,9 +121,9 @@ public final class LeaderRole {
             }
 
             @Override
-            public void connectionEnded(String url) {
+            public void connectionOpened(String url) {
                 if (active) {
-                    reconciler.connectionEnded(url);
+                    reconciler.connectionOpened(url);
                 }
             }
         });

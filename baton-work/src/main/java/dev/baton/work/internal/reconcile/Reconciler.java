@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * back off exponentially. Runs on the leader's scheduler.
  *
  * <p>Drains: a worker being drained (by an operator, kept in {@code worker:draining} so the next leader goes on
- * with it, or announced by the worker itself, for as long as the connection it came on lasts) gets nothing new, and
- * its items move. Planned moves (a drain, a rebalance) are make-before-break: each item is recorded on and
+ * with it, or announced by the worker itself, until the leader next opens a connection to it: a worker that
+ * announced its drain and went away is not given the restart grace) gets nothing new, and its items move. Planned moves (a drain, a rebalance) are make-before-break: each item is recorded on and
  * subscribed to its new worker, and stopped on the old one only once the new worker's report confirms it
  * ({@link #handovers}).
  */
@@ -334,8 +334,12 @@ final class Reconciler {
         }, failed);
     }
 
-    /** The connection of {@code url} ended: a drain it announced ends with it (it announces again if still draining). */
-    void connectionEnded(String url) {
+    /**
+     * A new connection to {@code url} opened: a drain it announced on an earlier one ends (it announces again if still
+     * draining). Not when that connection closes: a worker that announced its drain and went away before its items
+     * moved is still leaving, so the restart grace does not hold its items back.
+     */
+    void connectionOpened(String url) {
         Drain drain = draining.get(url);
         if (drain != null && drain.announced()) {
             undrain(url, was -> { }, e -> log.debug("could not forget the announced drain of {}: {}", url, e.toString()));

@@ -56,8 +56,11 @@ final class WorkerPool {
         /** The worker announced it is about to stop ({@code draining}); the announcement lasts its connection. */
         void drainAnnounced(String url, String reason);
 
-        /** The connection an announced drain came on has ended. */
-        void connectionEnded(String url);
+        /**
+         * A new connection to the worker is open: a drain it announced on an earlier one is over (a worker still
+         * draining announces it again on every connection).
+         */
+        void connectionOpened(String url);
     }
 
     private static final Logger log = LoggerFactory.getLogger(WorkerPool.class);
@@ -246,14 +249,12 @@ final class WorkerPool {
                 openedAt = threads.clock().nanoTime();
                 connectedAt = threads.clock().instant();
                 reported = null;
+                callbacks.connectionOpened(url);
             } else if (event instanceof WorkerEvent.Disconnected || event instanceof WorkerEvent.Offline) {
                 reported = null;
                 settled = true;
                 if (event instanceof WorkerEvent.Offline) {
                     awaySince = threads.clock().nanoTime();
-                }
-                if (event instanceof WorkerEvent.Disconnected) {
-                    callbacks.connectionEnded(url);
                 }
             } else if (event instanceof WorkerEvent.WebSocketError) {
                 settled = true;
