@@ -354,8 +354,11 @@ class ClusterApiTest {
         Reply onFollower = put(second.url("/work/items/auth"), ITEM);
         Reply release = HttpCalls.post(first.url("/cluster/leader/release"));
         Reply delete = HttpCalls.delete(first.url("/work/items/auth"), "Authorization", "Bearer");
+        Reply drain = HttpCalls.post(first.url("/work/workers/127.0.0.1:9/drain"));
+        Reply undrain = HttpCalls.delete(first.url("/work/workers/127.0.0.1:9/drain"), "Authorization",
+                "Bearer " + TOKEN + "x");
 
-        for (Reply reply : List.of(none, wrong, basic, onFollower, release, delete)) {
+        for (Reply reply : List.of(none, wrong, basic, onFollower, release, delete, drain, undrain)) {
             assertThat(reply.status()).as(reply.toString()).isEqualTo(401);
             assertThat(reply.body()).isEqualTo(none.body());
             assertThat(reply.header("WWW-Authenticate")).isEqualTo("Bearer");
