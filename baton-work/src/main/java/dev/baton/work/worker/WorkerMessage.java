@@ -36,12 +36,28 @@ public sealed interface WorkerMessage {
         }
     }
 
-    /** One entry of {@code cameraConnections}; {@code cropX} and {@code cropY} are optional. */
+    /**
+     * One entry of {@code cameraConnections}; {@code cropX}, {@code cropY} and {@code cost} are optional.
+     *
+     * @param cost Baton's addition: what the item costs to run on this worker now, in the unit of
+     *             {@link dev.baton.work.WorkItem#weight()} (CPU millicores, say), at least 0; the load-aware planner
+     *             balances by it instead of the item's weight. {@code null} when the worker does not say.
+     */
     record CameraConnection(String subscriptionIdentifier, long modelId, String modelName, boolean online,
-                            Integer cropX, Integer cropY) {
+                            Integer cropX, Integer cropY, Double cost) {
         public CameraConnection {
             Objects.requireNonNull(subscriptionIdentifier, "subscriptionIdentifier");
             Objects.requireNonNull(modelName, "modelName");
+            if (cost != null && (!Double.isFinite(cost) || cost < 0)) {
+                throw new IllegalArgumentException("cost of '" + subscriptionIdentifier
+                        + "' must be a finite number of at least 0, got " + cost);
+            }
+        }
+
+        /** An entry without a cost, as the original design's workers send it. */
+        public CameraConnection(String subscriptionIdentifier, long modelId, String modelName, boolean online,
+                                Integer cropX, Integer cropY) {
+            this(subscriptionIdentifier, modelId, modelName, online, cropX, cropY, null);
         }
     }
 

@@ -37,6 +37,9 @@ final class FakeWorkers implements WorkerTransport {
     private Clock clock;
     private long maxLatencyNanos;
 
+    /** Item -> the cost every worker running it reports in its state reports (none: no cost reported). */
+    final Map<String, Double> costs = new HashMap<>();
+
     FakeWorkers(Scheduler scheduler) {
         this.scheduler = scheduler;
     }
@@ -188,7 +191,8 @@ final class FakeWorkers implements WorkerTransport {
         void report(FakeSocket socket) {
             List<WorkerMessage.CameraConnection> connections = new ArrayList<>();
             subscriptions.values().forEach(s -> connections.add(new WorkerMessage.CameraConnection(
-                    s.subscriptionIdentifier(), s.modelId(), s.modelName(), true, s.cropX1(), s.cropY1())));
+                    s.subscriptionIdentifier(), s.modelId(), s.modelName(), true, s.cropX1(), s.cropY1(),
+                    costs.get(s.subscriptionIdentifier()))));
             socket.toBackend(codec.encode(new WorkerMessage.StateReport(cpu, memory, null, null, connections)));
         }
 

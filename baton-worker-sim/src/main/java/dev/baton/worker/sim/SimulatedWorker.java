@@ -198,6 +198,18 @@ public final class SimulatedWorker implements AutoCloseable {
         protocol.setMemoryUsage(memoryUsage);
     }
 
+    /**
+     * Reports {@code cost} (Baton's per-item {@code cost}, in the unit of the items' weight) for
+     * {@code subscriptionIdentifier} from the next state report on, while it runs here; {@code null} stops reporting
+     * one.
+     */
+    public void setItemCost(String subscriptionIdentifier, Double cost) {
+        if (cost != null && (!Double.isFinite(cost) || cost < 0)) {
+            throw new IllegalArgumentException("cost must be a finite number of at least 0, got " + cost);
+        }
+        protocol.setItemCost(subscriptionIdentifier, cost);
+    }
+
     /** Delays every message it sends by {@code delay}; {@link Duration#ZERO} to stop. */
     public void setReplyDelay(Duration delay) {
         sender.setReplyDelay(delay);

@@ -25,8 +25,12 @@ final class WorkerJson {
     private WorkerJson() {
     }
 
-    /** A {@code stateReport} listing {@code subscriptions} (by identifier, sorted) as online camera connections. */
-    static String stateReport(double cpuUsage, double memoryUsage, Map<String, ObjectNode> subscriptions) {
+    /**
+     * A {@code stateReport} listing {@code subscriptions} (by identifier, sorted) as online camera connections, each
+     * with its {@code cost} where {@code costs} has one.
+     */
+    static String stateReport(double cpuUsage, double memoryUsage, Map<String, ObjectNode> subscriptions,
+                              Map<String, Double> costs) {
         ObjectNode m = MAPPER.createObjectNode().put("type", "stateReport").put("cpuUsage", cpuUsage)
                 .put("memoryUsage", memoryUsage);
         ArrayNode connections = m.putArray("cameraConnections");
@@ -41,6 +45,10 @@ final class WorkerJson {
             }
             if (s.hasNonNull("cropY1")) {
                 c.set("cropY", s.get("cropY1"));
+            }
+            Double cost = costs.get(s.path("subscriptionIdentifier").asText());
+            if (cost != null) {
+                c.put("cost", cost);
             }
         }
         return m.toString();

@@ -32,6 +32,7 @@ final class WorkerProtocol {
     private final List<String> received = new CopyOnWriteArrayList<>();
     private volatile double cpuUsage = 10.0;
     private volatile double memoryUsage = 20.0;
+    private final Map<String, Double> costs = new ConcurrentHashMap<>();
 
     /** Records a command and answers it as a worker does; text that is not JSON is recorded and ignored. */
     void onCommand(String text, Reply reply) {
@@ -92,7 +93,7 @@ final class WorkerProtocol {
 
     /** A {@code stateReport} with the current usage and subscriptions. */
     String stateReport() {
-        return WorkerJson.stateReport(cpuUsage, memoryUsage, subscriptions);
+        return WorkerJson.stateReport(cpuUsage, memoryUsage, subscriptions, costs);
     }
 
     /** Forgets the subscriptions and sessions, as a process that died. */
@@ -108,6 +109,14 @@ final class WorkerProtocol {
 
     void setMemoryUsage(double value) {
         memoryUsage = value;
+    }
+
+    void setItemCost(String subscriptionIdentifier, Double cost) {
+        if (cost == null) {
+            costs.remove(subscriptionIdentifier);
+        } else {
+            costs.put(subscriptionIdentifier, cost);
+        }
     }
 
     /** The {@code subscribe} payloads held now (a snapshot). */

@@ -1,6 +1,7 @@
 package dev.baton.worker.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -49,6 +50,23 @@ class SimulatedWorkerTest {
         assertThat(report.get("memoryUsage").asDouble()).isEqualTo(44.5);
         assertThat(report.get("cameraConnections")).isEmpty();
         assertThat(worker.receivedTypes()).containsExactly("requestState");
+    }
+
+    @Test
+    void reportsTheCostSetForAnItem() throws Exception {
+        worker = SimulatedWorker.builder().reportInterval(Duration.ofMinutes(1)).start();
+        client = Client.connect(worker);
+        client.send(SUBSCRIBE);
+        await().atMost(5, TimeUnit.SECONDS).until(() -> worker.subscriptions().contains("1;2"));
+        worker.setItemCost("1;2", 250.0);
+        client.send("{\"type\":\"requestState\"}");
+
+        await().atMost(5, TimeUnit.SECONDS).until(() -> client.last("stateReport") != null
+                && client.last("stateReport").get("cameraConnections").path(0).has("cost"));
+        assertThat(client.last("stateReport").get("cameraConnections").get(0).get("cost").asDouble())
+                .isEqualTo(250.0);
+        assertThatThrownBy(() -> worker.setItemCost("1;2", -1.0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least 0");
     }
 
     @Test

@@ -429,7 +429,8 @@ final class Reconciler {
             }
         }
         List<ReconcileAction> actions = logic.decide(new Reconciliation.Input(desired, actual, views,
-                inFlight, notBefore, lastSent, lastUnsubscribed, now, draining.keySet(), handovers));
+                inFlight, notBefore, lastSent, lastUnsubscribed, now, draining.keySet(), handovers,
+                pool.reportedCosts()));
         for (ReconcileAction action : actions) {
             execute(action, now);
         }

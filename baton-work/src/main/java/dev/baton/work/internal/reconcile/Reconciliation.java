@@ -68,14 +68,23 @@ final class Reconciliation {
     public record Input(Map<String, WorkItem> desired, Map<String, ActualSubscription> actual,
                         List<WorkerView> workers, Map<String, String> inFlight, Map<String, Long> notBefore,
                         Map<String, Long> lastSent, Map<String, Long> lastUnsubscribed, long nowNanos,
-                        Set<String> draining, Map<String, String> handovers) {
+                        Set<String> draining, Map<String, String> handovers, Map<String, Long> reportedCosts) {
+
+        /** A round without costs reported by the workers (every item counts its weight). */
+        public Input(Map<String, WorkItem> desired, Map<String, ActualSubscription> actual, List<WorkerView> workers,
+                     Map<String, String> inFlight, Map<String, Long> notBefore, Map<String, Long> lastSent,
+                     Map<String, Long> lastUnsubscribed, long nowNanos, Set<String> draining,
+                     Map<String, String> handovers) {
+            this(desired, actual, workers, inFlight, notBefore, lastSent, lastUnsubscribed, nowNanos, draining,
+                    handovers, Map.of());
+        }
 
         /** A round with nothing draining and no hand-over under way. */
         public Input(Map<String, WorkItem> desired, Map<String, ActualSubscription> actual, List<WorkerView> workers,
                      Map<String, String> inFlight, Map<String, Long> notBefore, Map<String, Long> lastSent,
                      Map<String, Long> lastUnsubscribed, long nowNanos) {
             this(desired, actual, workers, inFlight, notBefore, lastSent, lastUnsubscribed, nowNanos, Set.of(),
-                    Map.of());
+                    Map.of(), Map.of());
         }
     }
 
@@ -127,7 +136,7 @@ final class Reconciliation {
         }
         PlanInput.Builder builder = PlanInput.builder();
         for (WorkItem item : in.desired().values()) {
-            builder.item(item.subscriptionIdentifier(), item.effectiveWeight());
+            builder.item(item.subscriptionIdentifier(), weight(in, item));
         }
         // Where things are now: the record (or the target of an action under way), and, for a desired item without
         // a record, every worker that reports it.
@@ -297,7 +306,18 @@ final class Reconciliation {
             return 1;
         }
         WorkItem desired = in.desired().get(item);
-        return desired == null ? 1 : desired.effectiveWeight();
+        return desired == null ? 1 : weight(in, desired);
+    }
+
+    /** An item's weight for the planner: in load mode the cost its worker last reported, else its own weight. */
+    private long weight(Input in, WorkItem item) {
+        if (planner.config().mode() == BalanceMode.LOAD) {
+            Long reported = in.reportedCosts().get(item.subscriptionIdentifier());
+            if (reported != null) {
+                return reported;
+            }
+        }
+        return item.effectiveWeight();
     }
 
     private static boolean backingOff(Input in, String item, long now) {

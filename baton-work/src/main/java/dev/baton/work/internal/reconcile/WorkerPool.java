@@ -14,6 +14,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,6 +75,9 @@ final class WorkerPool {
     private final WorkerTransport transport;
     private final Callbacks callbacks;
     private final Map<String, Slot> slots = new LinkedHashMap<>();
+    // Item -> the cost (whole units of WorkItem.weight, at least 1) a worker last reported for it: kept while some
+    // connection holds the item, so an item that just moved keeps its cost until its new worker reports one.
+    private final Map<String, Long> reportedCosts = new HashMap<>();
     private final InboundLimit inbound;
 
     WorkerPool(String processId, WorkClusterConfig config, LeaderThreads threads, WorkerFleet fleet, LocalOutput local,
@@ -143,6 +147,24 @@ final class WorkerPool {
                     online ? s.reported : null, s.reportAt, s.openedAt, s.held, !online, s.awaySince));
         }
         return views;
+    }
+
+    /** The costs the workers last reported for the items some connection holds (item -> whole units, at least 1). */
+    Map<String, Long> reportedCosts() {
+        if (reportedCosts.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Long> held = new HashMap<>(reportedCosts.size() * 2);
+        for (Slot s : slots.values()) {
+            for (String item : s.held) {
+                Long cost = reportedCosts.get(item);
+                if (cost != null) {
+                    held.put(item, cost);
+                }
+            }
+        }
+        reportedCosts.keySet().retainAll(held.keySet());
+        return held;
     }
 
     /** Whether the connection to {@code url} holds {@code item}. */
@@ -275,6 +297,9 @@ final class WorkerPool {
                 Set<String> items = new HashSet<>(r.cameraConnections().size() * 2);
                 for (WorkerMessage.CameraConnection c : r.cameraConnections()) {
                     items.add(c.subscriptionIdentifier());
+                    if (c.cost() != null) {
+                        reportedCosts.put(c.subscriptionIdentifier(), Math.max(1L, Math.round(c.cost())));
+                    }
                 }
                 boolean changed = !items.equals(reported);
                 report = r;

@@ -168,7 +168,7 @@ public final class WorkerProtocolCodec {
                     Fields c = f.element("cameraConnections", i, array.get(i));
                     connections.add(new WorkerMessage.CameraConnection(c.text("subscriptionIdentifier"),
                             c.longValue("modelId"), c.text("modelName"), c.bool("online"), c.optionalInt("cropX"),
-                            c.optionalInt("cropY")));
+                            c.optionalInt("cropY"), c.optionalCost("cost")));
                 }
                 return new WorkerMessage.StateReport(f.number("cpuUsage"), f.number("memoryUsage"),
                         f.optionalNumber("gpuUsage"), f.optionalNumber("gpuMemoryUsage"), connections);
@@ -222,6 +222,9 @@ public final class WorkerProtocolCodec {
                 o.put("online", c.online());
                 putIfSet(o, "cropX", c.cropX());
                 putIfSet(o, "cropY", c.cropY());
+                if (c.cost() != null) {
+                    o.put("cost", c.cost());
+                }
             }
         } else if (message instanceof WorkerMessage.ImageDetection d) {
             root.put("subscriptionIdentifier", d.subscriptionIdentifier());
@@ -442,6 +445,16 @@ public final class WorkerProtocolCodec {
                         type + ": field " + path + field + " is out of range for a number");
             }
             return number;
+        }
+
+        /** An optional number of at least 0 (Baton's per-item {@code cost}). */
+        Double optionalCost(String field) throws WorkerProtocolException {
+            Double value = optionalNumber(field);
+            if (value != null && value < 0) {
+                throw new WorkerProtocolException(Problem.WRONG_FIELD_TYPE,
+                        type + ": field " + path + field + " must be at least 0, was " + value);
+            }
+            return value;
         }
 
         Double optionalNumber(String field) throws WorkerProtocolException {

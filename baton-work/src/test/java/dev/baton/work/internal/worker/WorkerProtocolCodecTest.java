@@ -80,6 +80,27 @@ class WorkerProtocolCodecTest {
     }
 
     @Test
+    void stateReportWithPerItemCosts() throws Exception {
+        assertMessage(new WorkerMessage.StateReport(1, 2, null, null, List.of(
+                        new WorkerMessage.CameraConnection("1;2", 42, "cars", true, null, null, 250.5),
+                        new WorkerMessage.CameraConnection("1;3", 42, "cars", true, null, null, 0.0))),
+                "{\"type\":\"stateReport\",\"cpuUsage\":1.0,\"memoryUsage\":2.0,\"cameraConnections\":["
+                        + "{\"subscriptionIdentifier\":\"1;2\",\"modelId\":42,\"modelName\":\"cars\","
+                        + "\"online\":true,\"cost\":250.5},"
+                        + "{\"subscriptionIdentifier\":\"1;3\",\"modelId\":42,\"modelName\":\"cars\","
+                        + "\"online\":true,\"cost\":0.0}]}");
+    }
+
+    @Test
+    void aNegativeOrNonNumericCostIsRefusedByName() {
+        String entry = "{\"type\":\"stateReport\",\"cpuUsage\":1,\"memoryUsage\":2,\"cameraConnections\":["
+                + "{\"subscriptionIdentifier\":\"1;2\",\"modelId\":42,\"modelName\":\"cars\",\"online\":true,"
+                + "\"cost\":";
+        assertRefused(entry + "-1}]}", Problem.WRONG_FIELD_TYPE, "cost must be at least 0, was -1.0");
+        assertRefused(entry + "\"high\"}]}", Problem.WRONG_FIELD_TYPE, "cost must be a number, was a string");
+    }
+
+    @Test
     void stateReportWithoutGpu() throws Exception {
         assertMessage(new WorkerMessage.StateReport(1, 2, null, null, List.of()),
                 "{\"type\":\"stateReport\",\"cpuUsage\":1.0,\"memoryUsage\":2.0,\"cameraConnections\":[]}");
