@@ -137,8 +137,18 @@ final class NodeCommand implements Callable<Integer> {
     @Option(names = WorkSettings.BALANCE_FLAG, paramLabel = "MODE",
             description = "With --workers: what the planner balances: count (items per worker, the default), weighted"
                     + " (total item weight) or load (total item weight kept within 10% of the mean, at most 64 "
-                    + "balancing moves per round).")
+                    + "balancing moves per round; see --imbalance-band and --max-moves-per-round).")
     String balance;
+
+    @Option(names = WorkSettings.BAND_FLAG, paramLabel = "FRACTION",
+            description = "With --balance load: nothing moves while every worker's load is within this fraction of "
+                    + "the mean (default 0.1, 10%%).")
+    Double imbalanceBand;
+
+    @Option(names = WorkSettings.MAX_MOVES_FLAG, paramLabel = "N",
+            description = "With --balance load: at most N balancing moves per round (default 64; 0: only place new "
+                    + "and orphaned items), so a large imbalance is spread over several rounds.")
+    Integer maxMovesPerRound;
 
     @Option(names = ItemsQuery.NOTIFY_FLAG, paramLabel = "CHANNEL",
             description = "With --items-sql: the leader listens on this PostgreSQL notification channel and runs the "
@@ -237,12 +247,16 @@ final class NodeCommand implements Callable<Integer> {
         return new ChaosSettings(chaosHooks, rate, fenceTo, naive);
     }
 
+    private WorkSettings.Balance balance() {
+        return new WorkSettings.Balance(balance, imbalanceBand, maxMovesPerRound);
+    }
+
     /** {@code --workers}, else {@code DETECTOR_WORKERS} (the seed's variable) if set and not blank. */
     private Optional<WorkSettings> workSettings() {
         Optional<ItemsQuery> items = ItemsQuery.parse(itemsSql, itemsDb, itemsNotify);
         if (workers != null) {
             return Optional.of(WorkSettings.parse(workers, WorkSettings.FLAG, profile, items, restartGrace,
-                    balance));
+                    balance()));
         }
         String fromEnvironment = environment.apply(WorkSettings.ENV);
         if (fromEnvironment == null || fromEnvironment.isBlank()) {
@@ -254,14 +268,14 @@ final class NodeCommand implements Callable<Integer> {
                 throw CliError.usage(WorkSettings.RESTART_GRACE_FLAG + " needs --workers ws://HOST:PORT,... (or "
                         + "DETECTOR_WORKERS): it is how long those workers keep their items while away");
             }
-            if (balance != null) {
-                throw CliError.usage(WorkSettings.BALANCE_FLAG + " needs --workers ws://HOST:PORT,... (or "
+            if (!balance().isDefault()) {
+                throw CliError.usage(balance().firstFlag() + " needs --workers ws://HOST:PORT,... (or "
                         + "DETECTOR_WORKERS): it is how items are balanced over those workers");
             }
             return Optional.empty();
         }
         return Optional.of(WorkSettings.parse(fromEnvironment, WorkSettings.ENV, profile, items, restartGrace,
-                balance));
+                balance()));
     }
 
     /**

@@ -29,6 +29,33 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
     static final String RESTART_GRACE_FLAG = "--restart-grace";
     /** What the planner balances: count, weighted or load. */
     static final String BALANCE_FLAG = "--balance";
+    /** Load mode's band around the mean load. */
+    static final String BAND_FLAG = "--imbalance-band";
+    /** Load mode's cap on balancing moves per round. */
+    static final String MAX_MOVES_FLAG = "--max-moves-per-round";
+
+    /**
+     * How the planner balances, as the flags gave it.
+     *
+     * @param mode     {@code --balance}: count, weighted or load; null for the default (count)
+     * @param band     {@code --imbalance-band}: load mode's band, a fraction of the mean above 0 and below 1; null for
+     *                 the default (0.1)
+     * @param maxMoves {@code --max-moves-per-round}: load mode's cap, 0 or more; null for the default (64)
+     */
+    record Balance(String mode, Double band, Integer maxMoves) {
+
+        /** No balance flag given. */
+        static final Balance DEFAULT = new Balance(null, null, null);
+
+        boolean isDefault() {
+            return mode == null && band == null && maxMoves == null;
+        }
+
+        /** The first balance flag given, for messages. */
+        String firstFlag() {
+            return mode != null ? BALANCE_FLAG : band != null ? BAND_FLAG : MAX_MOVES_FLAG;
+        }
+    }
     /** The seed's environment variable, read when the flag is absent. */
     static final String ENV = "DETECTOR_WORKERS";
 
@@ -46,7 +73,7 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
      * @throws CliError (usage) naming {@code origin} and the first entry that is empty, not such a URL, or repeated
      */
     static WorkSettings parse(String text, String origin, String profile, Optional<ItemsQuery> items,
-            Duration restartGrace, String balance) {
+            Duration restartGrace, Balance balance) {
         List<String> urls = new ArrayList<>();
         for (String part : text.split(",", -1)) {
             String url = part.strip();
@@ -67,20 +94,42 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
             }
             config = config.toBuilder().restartGrace(restartGrace).build();
         }
-        if (balance != null) {
+        if (!balance.isDefault()) {
             config = config.toBuilder().planner(planner(balance)).build();
         }
         return new WorkSettings(urls, origin, config, items);
     }
 
-    /** {@code --balance}: count, weighted or load (defaults for the band and the move cap). */
-    private static PlannerConfig planner(String balance) {
-        return switch (balance.strip().toLowerCase(Locale.ROOT)) {
+    /** {@code --balance}: count, weighted or load; load mode's band and move cap. */
+    private static PlannerConfig planner(Balance balance) {
+        String mode = balance.mode() == null ? "count" : balance.mode().strip().toLowerCase(Locale.ROOT);
+        PlannerConfig config = switch (mode) {
             case "count" -> PlannerConfig.defaults();
             case "weighted" -> PlannerConfig.weighted();
             case "load" -> PlannerConfig.load();
-            default -> throw CliError.usage(BALANCE_FLAG + " must be count, weighted or load, was '" + balance + "'");
+            default -> throw CliError.usage(BALANCE_FLAG + " must be count, weighted or load, was '" + balance.mode()
+                    + "'");
         };
+        if ((balance.band() != null || balance.maxMoves() != null) && !mode.equals("load")) {
+            throw CliError.usage((balance.band() != null ? BAND_FLAG : MAX_MOVES_FLAG) + " needs " + BALANCE_FLAG
+                    + " load: only load mode has a band and a cap on moves");
+        }
+        PlannerConfig.Builder builder = config.toBuilder();
+        if (balance.band() != null) {
+            if (!(balance.band() > 0 && balance.band() < 1)) {
+                throw CliError.usage(BAND_FLAG + " must be a fraction of the mean load above 0 and below 1 (0.1 is "
+                        + "10%), was " + balance.band());
+            }
+            builder.imbalanceBand(balance.band());
+        }
+        if (balance.maxMoves() != null) {
+            if (balance.maxMoves() < 0) {
+                throw CliError.usage(MAX_MOVES_FLAG + " must be 0 or more (0: never balance, only place), was "
+                        + balance.maxMoves());
+            }
+            builder.maxMovesPerRound(balance.maxMoves());
+        }
+        return builder.build();
     }
 
     private static void check(String url, String origin) {

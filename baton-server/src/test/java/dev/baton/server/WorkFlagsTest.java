@@ -123,6 +123,18 @@ class WorkFlagsTest {
         assertUsageError(Map.of(), with(memory, "--balance", "cost"), "--balance must be count, weighted or load, "
                 + "was 'cost'");
         assertUsageError(Map.of(), List.of("--backend", "memory", "--balance", "load"), "--balance needs --workers");
+        assertThat(settings(Map.of(), "--backend", "memory", "--workers", "ws://127.0.0.1:9001", "--balance", "load",
+                "--imbalance-band", "0.25", "--max-moves-per-round", "8").work().orElseThrow().config().planner())
+                .isEqualTo(dev.baton.work.plan.PlannerConfig.load().toBuilder().imbalanceBand(0.25)
+                        .maxMovesPerRound(8).build());
+        assertUsageError(Map.of(), with(memory, "--balance", "load", "--imbalance-band", "10"),
+                "--imbalance-band must be a fraction of the mean load above 0 and below 1 (0.1 is 10%), was 10.0");
+        assertUsageError(Map.of(), with(memory, "--balance", "load", "--max-moves-per-round", "-1"),
+                "--max-moves-per-round must be 0 or more");
+        assertUsageError(Map.of(), with(memory, "--imbalance-band", "0.2"),
+                "--imbalance-band needs --balance load");
+        assertUsageError(Map.of(), List.of("--backend", "memory", "--max-moves-per-round", "3"),
+                "--max-moves-per-round needs --workers");
         assertUsageError(Map.of(), with(memory, "--items-notify", "cameras_changed"),
                 "--items-notify needs --items-sql and --items-db");
         assertUsageError(Map.of(), with(memory, "--items-sql", "SELECT 1", "--items-db", db, "--items-notify",
