@@ -8,7 +8,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The fault harness on real processes, as {@code baton chaos} runs it: a short fixed set of trials per backend, every
@@ -20,22 +20,25 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ChaosHarnessTest {
 
-    /** Twice through the longest fault list (redis: 10 faults), about a minute per backend. */
-    private static final int TRIALS = 20;
+    /** The naive run's trials. */
+    private static final int NAIVE_TRIALS = 6;
     private static final long SEED = 20261124L;
 
     @TempDir
     Path dir;
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"redis", "redis-cluster", "postgresql", "peer", "bully"})
-    void aFixedSetOfTrialsOnRealProcessesViolatesNoSafetyProperty(String backend) {
-        ChaosRunSettings settings = new ChaosRunSettings(backend, TRIALS, SEED, 3, false, Optional.empty(), List.of(),
+    /** Twice through each backend's fault list (redis 10 faults, postgresql 9, redis-cluster 6, bully 6, peer 5). */
+    @ParameterizedTest(name = "{0}, {1} trials")
+    @CsvSource({"redis, 20", "redis-cluster, 12", "postgresql, 18", "peer, 10", "bully, 12"})
+    void aFixedSetOfTrialsOnRealProcessesViolatesNoSafetyProperty(String backend, int trials) {
+        ChaosRunSettings settings = new ChaosRunSettings(backend, trials, SEED, 3, false, Optional.empty(), List.of(),
                 true, dir);
 
-        ChaosVerdict verdict = run(settings);
+        ChaosTarget target = ChaosCommand.open(settings);
+        ChaosVerdict verdict = run(settings, target);
 
-        assertThat(verdict.report().trials()).isEqualTo(TRIALS);
+        assertThat(trials).as("twice through %s's faults", backend).isEqualTo(2 * target.faults().size());
+        assertThat(verdict.report().trials()).isEqualTo(trials);
         assertThat(verdict.safe()).as(verdict.text()).isTrue();
     }
 
@@ -43,10 +46,10 @@ class ChaosHarnessTest {
     void naiveNodesAreCaughtByTheCheckers() {
         // A leader frozen or cut off from Redis for longer than its lease keeps writing without a local deadline, and
         // a resource without fencing accepts it after its successor's writes.
-        ChaosRunSettings settings = new ChaosRunSettings("redis", 6, SEED, 3, true, Optional.empty(),
+        ChaosRunSettings settings = new ChaosRunSettings("redis", NAIVE_TRIALS, SEED, 3, true, Optional.empty(),
                 List.of(FaultKind.PAUSE_NODE, FaultKind.STORE_BLACKHOLE), true, dir);
 
-        ChaosVerdict verdict = run(settings);
+        ChaosVerdict verdict = run(settings, ChaosCommand.open(settings));
 
         assertThat(verdict.safe()).as(verdict.text()).isFalse();
         assertThat(verdict.report().results()).filteredOn(result -> result.checker().equals("fencing"))
@@ -54,9 +57,9 @@ class ChaosHarnessTest {
         assertThat(verdict.text()).contains("replay trial", "--naive");
     }
 
-    private static ChaosVerdict run(ChaosRunSettings settings) {
+    private static ChaosVerdict run(ChaosRunSettings settings, ChaosTarget target) {
         History history;
-        try (ChaosRun run = new ChaosRun(settings, ChaosCommand.open(settings), System.out)) {
+        try (ChaosRun run = new ChaosRun(settings, target, System.out)) {
             history = run.run();
         }
         ChaosVerdict verdict = ChaosVerdict.of(settings, history);
