@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.testkit.LoopbackPorts;
 import dev.baton.worker.sim.SimulatedWorker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -115,8 +116,8 @@ class ServerlessWorkClusterProcessTest {
     private List<NodeProcess> startNodes(String backend) {
         String workerList = workers.stream().map(w -> w.uri().toString()).collect(Collectors.joining(","));
         List<String> peers = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            peers.add("127.0.0.1:" + NginxProcess.freeLoopbackPort());
+        for (int port : LoopbackPorts.free(3)) {
+            peers.add("127.0.0.1:" + port);
         }
         List<NodeProcess> started = new ArrayList<>();
         for (String peer : peers) {

@@ -180,10 +180,11 @@ public final class EtcdCluster implements AutoCloseable {
     }
 
     private void launch(Path binary) {
+        // Every port at once, so that no two members are given the same one.
+        List<Integer> ports = LoopbackPorts.free(2 * MEMBERS);
         for (int i = 0; i < MEMBERS; i++) {
             Path memberDir = TopologyLifecycle.subdirectory(dir, "member-" + i);
-            members.add(new EtcdMember("member-" + i, binary, memberDir, ServerProcesses.freePort(EtcdMember.HOST),
-                    ServerProcesses.freePort(EtcdMember.HOST)));
+            members.add(new EtcdMember("member-" + i, binary, memberDir, ports.get(2 * i), ports.get(2 * i + 1)));
         }
         String initialCluster = members.stream().map(EtcdMember::initialClusterEntry).collect(Collectors.joining(","));
         String token = "baton-" + UUID.randomUUID();

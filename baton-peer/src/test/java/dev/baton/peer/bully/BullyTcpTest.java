@@ -9,6 +9,7 @@ import dev.baton.core.MemberState;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.store.LeaderRecord;
 import dev.baton.peer.transport.PeerAddress;
+import dev.baton.testkit.LoopbackPorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -46,8 +47,8 @@ class BullyTcpTest {
     @Test
     void threeNodesFindEachOtherThroughTheFileHandOverOnCloseAndALateJoinerFindsTheNewLeader() throws Exception {
         List<PeerAddress> addresses = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            addresses.add(PeerAddress.of("127.0.0.1", freePort()));
+        for (int port : LoopbackPorts.free(4)) {
+            addresses.add(PeerAddress.of("127.0.0.1", port));
         }
         BullyElection first = start(addresses.get(0), 0);
         await().atMost(Duration.ofSeconds(10)).until(first::isLeader);

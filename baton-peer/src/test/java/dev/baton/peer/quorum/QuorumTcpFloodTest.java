@@ -10,10 +10,9 @@ import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.RejectReason;
 import dev.baton.peer.transport.TransportStats;
 import io.netty.buffer.PooledByteBufAllocator;
+import dev.baton.testkit.LoopbackPorts;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -50,8 +49,8 @@ class QuorumTcpFloodTest {
     @Timeout(120)
     void aLeaderFloodedWithPartialLargeFramesKeepsItsLeadershipAndTerm() throws Exception {
         List<PeerAddress> addresses = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            addresses.add(PeerAddress.of("127.0.0.1", freePort()));
+        for (int port : LoopbackPorts.free(3)) {
+            addresses.add(PeerAddress.of("127.0.0.1", port));
         }
         QuorumConfig config = QuorumConfig.fast().clusterSize(3).seeds(addresses).build();
         List<QuorumElection> nodes = new ArrayList<>();
@@ -124,9 +123,4 @@ class QuorumTcpFloodTest {
         return peak;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 }

@@ -8,9 +8,7 @@ import dev.baton.core.LeaderInfo;
 import dev.baton.core.MemberState;
 import dev.baton.core.NodeInfo;
 import dev.baton.peer.transport.PeerAddress;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import dev.baton.testkit.LoopbackPorts;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,8 +39,8 @@ class QuorumTcpTest {
     @Test
     void threeNodesOverTcpElectHandOverAndRejoinFromTheirDataDirectories() throws Exception {
         List<PeerAddress> addresses = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            addresses.add(PeerAddress.of("127.0.0.1", freePort()));
+        for (int port : LoopbackPorts.free(3)) {
+            addresses.add(PeerAddress.of("127.0.0.1", port));
         }
         QuorumConfig config = QuorumConfig.fast().clusterSize(3).seeds(addresses).build();
         List<QuorumElection> nodes = new ArrayList<>();
@@ -97,9 +95,4 @@ class QuorumTcpTest {
         return nodes.stream().filter(QuorumElection::isLeader).toList();
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 }
