@@ -42,6 +42,7 @@ public final class FaultProxy implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(FaultProxy.class);
     private static final String HOST = "127.0.0.1";
     private static final int CONNECT_TIMEOUT_MILLIS = 2_000;
+    private static final Duration ACCEPTOR_EXIT = Duration.ofSeconds(5);
 
     /** What the proxy does with the bytes and connections it sees. */
     enum Mode {
@@ -58,6 +59,7 @@ public final class FaultProxy implements AutoCloseable {
 
     private volatile Target target;
     private final ServerSocket server;
+    private volatile Thread acceptor;
     private final Set<ProxiedConnection> connections = ConcurrentHashMap.newKeySet();
     private final Object lock = new Object();
     private final AtomicInteger connectionCount = new AtomicInteger();
@@ -87,6 +89,7 @@ public final class FaultProxy implements AutoCloseable {
         FaultProxy proxy = new FaultProxy(targetHost, targetPort, server);
         Thread acceptor = new Thread(proxy::acceptLoop, "fault-proxy-" + server.getLocalPort() + "-accept");
         acceptor.setDaemon(true);
+        proxy.acceptor = acceptor;
         acceptor.start();
         return proxy;
     }
@@ -157,6 +160,16 @@ public final class FaultProxy implements AutoCloseable {
             server.close();
         } catch (IOException e) {
             log.debug("closing proxy port {}", port(), e);
+        }
+        // The JDK closes a listening socket only once the thread blocked in accept() has left it: until then the port
+        // still takes connections. Wait for that thread, so that the port is closed when close() returns.
+        Thread accepting = acceptor;
+        if (accepting != null && accepting != Thread.currentThread()) {
+            try {
+                accepting.join(ACCEPTOR_EXIT.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         for (ProxiedConnection connection : connections) {
             connection.abort();
