@@ -44,9 +44,6 @@ record WorkSettings(List<String> workers, String origin, WorkClusterConfig confi
      */
     record Balance(String mode, Double band, Integer maxMoves) {
 
-        /** No balance flag given. */
-        static final Balance DEFAULT = new Balance(null, null, null);
-
         boolean isDefault() {
             return mode == null && band == null && maxMoves == null;
         }

@@ -39,9 +39,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Drains: a worker being drained (by an operator, kept in {@code worker:draining} so the next leader goes on
  * with it, or announced by the worker itself, until the leader next opens a connection to it: a worker that
- * announced its drain and went away is not given the restart grace) gets nothing new, and its items move. Planned moves (a drain, a rebalance) are make-before-break: each item is recorded on and
- * subscribed to its new worker, and stopped on the old one only once the new worker's report confirms it
- * ({@link #handovers}).
+ * announced its drain and went away is not given the restart grace) gets nothing new, and its items move. Planned
+ * moves (a drain, a rebalance) are make-before-break: each item is recorded on and subscribed to its new worker,
+ * and stopped on the old one only once the new worker's report confirms it ({@link #handovers}).
  */
 final class Reconciler {
 

@@ -7,6 +7,7 @@ import dev.baton.work.internal.worker.InboundLimit;
 import dev.baton.work.internal.worker.WorkerCommand;
 import dev.baton.work.internal.worker.WorkerConnection;
 import dev.baton.work.internal.worker.WorkerConnectionListener;
+import dev.baton.work.plan.BalanceMode;
 import dev.baton.work.worker.WorkerEvent;
 import dev.baton.work.worker.WorkerMessage;
 import dev.baton.work.worker.WorkerTransport;
@@ -297,7 +298,7 @@ final class WorkerPool {
                 Set<String> items = new HashSet<>(r.cameraConnections().size() * 2);
                 for (WorkerMessage.CameraConnection c : r.cameraConnections()) {
                     items.add(c.subscriptionIdentifier());
-                    if (c.cost() != null) {
+                    if (c.cost() != null && config.planner().mode() == BalanceMode.LOAD) { // only load mode uses it
                         reportedCosts.put(c.subscriptionIdentifier(), Math.max(1L, Math.round(c.cost())));
                     }
                 }
