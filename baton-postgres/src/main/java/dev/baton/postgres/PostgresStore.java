@@ -38,6 +38,8 @@ import dev.baton.postgres.internal.SqlRunner;
 import dev.baton.postgres.internal.Tables;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -126,11 +128,6 @@ public final class PostgresStore implements CoordinationStore {
         this.description = options.describe();
         this.tables = tables;
         this.sql = sql;
-        this.leases = new PgLeases(sql, tables);
-        this.registry = new PgRegistry(sql, tables);
-        this.fenced = new PgFenced(sql, tables);
-        this.events = new PgEventLog(sql, tables, options.eventRetention());
-        this.leaderRecords = new PgLeaderRecords(sql, tables);
         this.router = new NoticeRouter();
         this.listenConnections = PgDataSource.forListening(options.target(), options.connectTimeout(),
                 options.statementTimeout(), options.applicationName() + ":listen");
@@ -138,10 +135,18 @@ public final class PostgresStore implements CoordinationStore {
                 router::dispatch,
                 options.listenReconnectInterval(), PgThreads.forRole(storeId, "listen"), sql.failures());
         router.attach(listener);
-        sql.warmConnections(c -> {
+        this.leases = new PgLeases(sql, tables, listener);
+        this.registry = new PgRegistry(sql, tables);
+        this.fenced = new PgFenced(sql, tables);
+        this.events = new PgEventLog(sql, tables, options.eventRetention());
+        this.leaderRecords = new PgLeaderRecords(sql, tables);
+        SqlRunner.Work<Void> warmLeases = c -> {
             leases.warm(c);
             return null;
-        });
+        };
+        // The LISTEN connection runs a waiting follower's acquire (see PgLeases#acquire): warm it like the pool's.
+        listenConnections.warmWith(warmLeases);
+        sql.warmConnections(warmLeases);
     }
 
     /**
@@ -291,6 +296,13 @@ public final class PostgresStore implements CoordinationStore {
         return () -> {
             Connection connection = connections.getConnection();
             connection.setNetworkTimeout(Runnable::run, networkTimeout);
+            // Like the pool's connections: it runs acquires too (see PgLeases#acquire).
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("SET statement_timeout = " + options.statementTimeout().toMillis());
+            } catch (SQLException e) {
+                connection.close();
+                throw e;
+            }
             return connection;
         };
     }

@@ -13,6 +13,7 @@ import dev.baton.testkit.PostgresServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -80,6 +81,41 @@ class PostgresListenTest {
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(heard).containsExactly(
                     new LeaseNotice(LeaseNotice.Kind.ACQUIRED, "a", term),
                     new LeaseNotice(LeaseNotice.Kind.RELEASED, "a", term)));
+        }
+    }
+
+    @Test
+    void anAcquireAskedForByAReleaseNoticeRunsOnTheListenConnectionAtOnce() {
+        String app = "listen-" + APPS.incrementAndGet();
+        String group = "listen-" + UUID.randomUUID();
+        try (PostgresStore follower = store(app, Duration.ofSeconds(1));
+             PostgresStore leader = PostgresStore.connect(postgres.uri())) {
+            CompletableFuture<CompletableFuture<AcquireResult>> fired = new CompletableFuture<>();
+            follower.leases().watch(group, notice -> {
+                if (notice.kind() == LeaseNotice.Kind.RELEASED) {
+                    // As an armed follower does: the acquire goes out from the thread that read the notice.
+                    fired.complete(follower.leases().acquire(group, NodeInfo.of("b", "b"), Duration.ofMinutes(1)));
+                }
+            }).ready().join();
+            long term = ((AcquireResult.Granted) leader.leases().acquire(group, NodeInfo.of("a", "a"),
+                    Duration.ofMinutes(1)).join()).term();
+
+            leader.leases().release(group, "a", term).join();
+
+            CompletableFuture<AcquireResult> acquire = fired.orTimeout(5, TimeUnit.SECONDS).join();
+            // Complete when acquire() returned: it ran on the notice's own thread and connection, not a worker's.
+            assertThat(acquire).isDone();
+            assertThat(acquire.join()).isInstanceOf(AcquireResult.Granted.class);
+            assertThat(((AcquireResult.Granted) acquire.join()).term()).isGreaterThan(term);
+            assertThat(RawPostgres.value(postgres, "SELECT query FROM pg_stat_activity WHERE application_name = ?",
+                    app + ":listen")).asString().contains("INSERT INTO");
+            // The connection is left as it was: later notices still arrive.
+            List<LeaseNotice> heard = new CopyOnWriteArrayList<>();
+            follower.leases().watch(group, heard::add).ready().join();
+            leader.leases().acquire(group, NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
+            follower.leases().release(group, "b", ((AcquireResult.Granted) acquire.join()).term()).join();
+            await().atMost(Duration.ofSeconds(5)).until(() -> heard.stream()
+                    .anyMatch(n -> n.kind() == LeaseNotice.Kind.RELEASED && n.owner().equals("b")));
         }
     }
 

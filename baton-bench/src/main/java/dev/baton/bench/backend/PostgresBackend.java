@@ -30,8 +30,8 @@ public final class PostgresBackend implements BenchBackend {
     private static final StorePath PATH = new StorePath(
             "hop to a store worker thread; UPDATE of leader_lease + pg_notify on a pooled connection, committed;"
                     + " the NOTIFY read by the winner's LISTEN thread",
-            "hop to a store worker thread; INSERT … ON CONFLICT acquire statement (pg_notify of the grant inside)"
-                    + " on a pooled connection; reply on that worker thread",
+            "INSERT … ON CONFLICT acquire statement (pg_notify of the grant inside), run on the winner's LISTEN"
+                    + " connection by the thread that read the notice; reply on that thread",
             "hop to the scheduler thread (created now unless supplied); lease watch added to the store's LISTEN"
                     + " connection (already listening: no round trip), ElectionStarted emitted (the event thread is"
                     + " created now unless supplied), then store.acquire()",

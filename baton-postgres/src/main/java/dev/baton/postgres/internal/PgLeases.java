@@ -44,14 +44,17 @@ public final class PgLeases {
 
     private final SqlRunner sql;
     private final Tables tables;
+    private final PgListener listener;
     private final String acquire;
     private final String renew;
     private final String release;
     private final String read;
 
-    public PgLeases(SqlRunner sql, Tables tables) {
+    /** @param listener the store's LISTEN connection, which runs an acquire asked for while it delivers a notice */
+    public PgLeases(SqlRunner sql, Tables tables, PgListener listener) {
         this.sql = sql;
         this.tables = tables;
+        this.listener = listener;
         // "free": no holder, an expired lease, or the candidate's own (it may take it again, under a new term).
         // The no-op branch of the update (the lease is not free) still returns the row, so one statement answers
         // both Granted and Denied with the current holder, as of the row lock, not of an older snapshot.
@@ -91,8 +94,17 @@ public final class PgLeases {
                 + "AND expires_at > now()";
     }
 
-    /** See {@link dev.baton.core.store.LeaseStore#acquire}. */
+    /**
+     * See {@link dev.baton.core.store.LeaseStore#acquire}. Asked for by a notice handler (a waiting follower that has
+     * just read a release notice), it runs at once on the LISTEN connection, on the thread that read the notice: that
+     * backend has just woken to send the notice, where a pooled one has gone idle, and the hop to a worker thread is
+     * saved too. Anywhere else it runs on a worker thread and a pooled connection.
+     */
     public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
+        Connection listening = listener.deliveringConnection();
+        if (listening != null) {
+            return sql.runOn(listening, "acquire", c -> acquire(c, group, candidate, ttl));
+        }
         return sql.submit("acquire", c -> acquire(c, group, candidate, ttl));
     }
 

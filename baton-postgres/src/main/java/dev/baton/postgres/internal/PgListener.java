@@ -26,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * was terminated, or a keep-alive {@code SELECT 1} found the server silent past its network timeout) the thread
  * reconnects every {@code reconnectInterval} until it succeeds or the listener is closed. Notifications sent while it
  * is down are lost; push notices are hints, and elections poll meanwhile.
+ *
+ * <p>While it delivers a notification the thread lends its connection to the handler ({@link #deliveringConnection}):
+ * a waiting follower's acquire, sent the moment a release notice arrives, runs there rather than behind a hop to a
+ * worker thread and on a pooled connection whose backend has gone idle. The connection has the pool's statement
+ * timeout, so such a statement holds up the notifications behind it for at most that long.
  */
 public final class PgListener implements AutoCloseable {
 
@@ -50,6 +55,8 @@ public final class PgListener implements AutoCloseable {
     private final PgFailures failures;
     private final Clock clock = Clock.system();
     private final Object lock = new Object();
+    /** The connection, on this listener's thread while it delivers notifications. */
+    private final ThreadLocal<Connection> delivering = new ThreadLocal<>();
 
     // Guarded by lock.
     private State state = State.IDLE;
@@ -60,7 +67,8 @@ public final class PgListener implements AutoCloseable {
 
     /**
      * @param channel   the NOTIFY channel to LISTEN on
-     * @param onPayload receives every payload, on the listener thread; must not block
+     * @param onPayload receives every payload, on the listener thread; must not block, but for a statement it runs on
+     *                  {@link #deliveringConnection()}
      */
     public PgListener(Connector connector, String channel, Consumer<String> onPayload, Duration reconnectInterval,
             ThreadFactory threads, PgFailures failures) {
@@ -104,6 +112,15 @@ public final class PgListener implements AutoCloseable {
         synchronized (lock) {
             return state == State.LISTENING;
         }
+    }
+
+    /**
+     * The LISTEN connection, when called from a payload handler on this listener's thread; null on any other thread.
+     * A statement run on it must leave it as it was (autocommit on, no transaction open) and must not LISTEN or
+     * UNLISTEN; a failure of the connection surfaces in the listener's next read, which reconnects.
+     */
+    Connection deliveringConnection() {
+        return delivering.get();
     }
 
     /** Stops the thread and closes the connection; waits up to a few seconds for the thread to end. Idempotent. */
@@ -183,10 +200,15 @@ public final class PgListener implements AutoCloseable {
         while (!isClosed()) {
             PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
             if (notifications != null) {
-                for (PGNotification notification : notifications) {
-                    if (channel.equals(notification.getName())) {
-                        deliver(notification.getParameter());
+                delivering.set(c);
+                try {
+                    for (PGNotification notification : notifications) {
+                        if (channel.equals(notification.getName())) {
+                            deliver(notification.getParameter());
+                        }
                     }
+                } finally {
+                    delivering.remove();
                 }
             }
             if (clock.nanoTime() - lastCheck > KEEPALIVE.toNanos()) {

@@ -127,6 +127,23 @@ public final class SqlRunner implements AutoCloseable {
         return result;
     }
 
+    /**
+     * Runs {@code work} at once on the calling thread and on {@code connection}, which the caller owns (the LISTEN
+     * connection, see {@link PgLeases#acquire}); the future is complete when this returns, failed with the contract's
+     * exceptions.
+     */
+    public <T> CompletableFuture<T> runOn(Connection connection, String operation, Work<T> work) {
+        if (closed) {
+            return CompletableFuture.failedFuture(closedException(operation));
+        }
+        try {
+            return CompletableFuture.completedFuture(work.run(connection));
+        } catch (SQLException | RuntimeException e) {
+            return CompletableFuture.failedFuture(closed ? closedException(operation)
+                    : failures.translate(operation, e));
+        }
+    }
+
     /** Runs {@code work} on the calling thread: for start-up, which is allowed to block. */
     public <T> T runNow(String operation, Work<T> work) {
         try (Connection connection = pool.getConnection()) {
