@@ -19,9 +19,10 @@ import java.util.concurrent.TimeUnit;
  * threads: a Lettuce client for Redis, a HikariCP pool and LISTEN connection for PostgreSQL), with
  * {@link ElectionConfig#defaults()}. t1 is taken in the {@code LeadershipAcquired} listener.
  *
- * <p>Release is either {@link Election#close()} (the issue's method; the closed contender is re-created on a fresh
- * store once the next leader is known, so three contend at every release) or {@link Election#stepDown()} (the
- * contender stays and contends again once another node leads). Listeners run in the election's own event queue, as
+ * <p>Release is either {@link Election#close()} (the closed contender joins again with a new election on its store
+ * once the next leader is known, so three contend at every release, as a new Curator {@code LeaderLatch} on the same
+ * client or Redisson's {@code lock()} on the same client do) or {@link Election#stepDown()} (the contender stays and
+ * contends again once another node leads). Listeners run in the election's own event queue, as
  * users get by default, or directly in its scheduler queue ({@code eventExecutor(Runnable::run)}).
  */
 public final class BatonContenders implements Contenders {
@@ -81,12 +82,11 @@ public final class BatonContenders implements Contenders {
     public void start(LeaderSink leaderSink) throws Exception {
         this.sink = leaderSink;
         for (int i = 0; i < CONTENDERS; i++) {
-            slots[i] = open(i);
+            slots[i] = open(i, new TracingStore(backend.connect()));
         }
     }
 
-    private Slot open(int contender) throws Exception {
-        TracingStore store = new TracingStore(backend.connect());
+    private Slot open(int contender, TracingStore store) throws Exception {
         Baton.ElectionBuilder builder = Baton.election(store)
                 .group(group)
                 .node(NodeInfo.create("contender-" + contender))
@@ -120,8 +120,8 @@ public final class BatonContenders implements Contenders {
     @Override
     public void rejoin(int contender) throws Exception {
         if (release == Release.CLOSE) {
-            slots[contender].store().close();
-            slots[contender] = open(contender);
+            // close() returned once the release went out and the registry entry was gone: the store is free again.
+            slots[contender] = open(contender, slots[contender].store());
         }
     }
 

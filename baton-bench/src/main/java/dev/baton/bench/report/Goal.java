@@ -17,10 +17,14 @@ interface Goal {
     /** The summary's row for this goal. */
     Row evaluate(Findings findings);
 
-    /** One row of the summary table. */
-    record Row(String goal, String baton, String peer, String ratio, String bound, String verdict) {
-        static Row notMeasured(String goal, String bound, String why) {
-            return new Row(goal, "not measured (" + why + ")", "—", "—", bound, "not measured");
+    /** One row of the summary table; {@code run} is the id of the report run it was read from. */
+    record Row(String goal, String baton, String peer, String ratio, String bound, String verdict, String run) {
+        static Row notMeasured(String goal, String bound, String why, String run) {
+            return new Row(goal, "not measured (" + why + ")", "—", "—", bound, "not measured", run);
+        }
+
+        boolean missed() {
+            return verdict.contains("missed");
         }
     }
 
@@ -75,7 +79,7 @@ interface Goal {
             Optional<Findings.Series> ours = find(series, baton);
             if (ours.isEmpty()) {
                 return Row.notMeasured(goal, bound, series.isEmpty() ? "the run showed no table here"
-                        : "no row " + baton);
+                        : "no row " + baton, run);
             }
             Summary b = ours.get().summary();
             long value = metric.of.apply(b);
@@ -97,7 +101,7 @@ interface Goal {
                 met &= !beatPeer;
             }
             return new Row(goal, ours.get().candidate() + ": " + pair(b), peerCell, ratio, bound,
-                    met ? "**met**" : "**missed**");
+                    met ? "**met**" : "**missed**", run);
         };
     }
 

@@ -78,6 +78,21 @@ final class ReportPlan {
                         List.of(), List.of("--n", "40", "--warmup", "20")));
     }
 
+    /**
+     * The page (and section) that says where a run's time goes and what was tried on that path, for the summary to
+     * point at from its missed goals; null if none does.
+     */
+    static String whereTheTimeGoes(String runId) {
+        return switch (runId) {
+            case "handover-redis", "first-election-redis", "registry-redis" -> "election-redis.md#where-the-time-goes";
+            case "handover-postgres", "first-election-postgres", "registry-postgres" ->
+                    "election-postgres.md#where-the-time-goes";
+            case "work-routing" -> "work-cluster.md#where-the-time-goes";
+            case "peer-handover" -> "quorum.md#where-the-time-goes-and-what-could-still-change";
+            default -> null;
+        };
+    }
+
     /** The report's own routing run: the two rates its goals name, not the scenario's default four steps. */
     static final String WORK_ROUTING = "work-routing@20000,50000";
 

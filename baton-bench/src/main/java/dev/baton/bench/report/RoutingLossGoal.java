@@ -22,12 +22,12 @@ final class RoutingLossGoal {
             Double dropped = findings.fact(run, "dropped@" + rate);
             Double checked = findings.fact(run, "checked@" + rate);
             if (received == null || missing == null || dropped == null || checked == null) {
-                return Goal.Row.notMeasured(goal, bound, "the run stated no " + rate + "/s step");
+                return Goal.Row.notMeasured(goal, bound, "the run stated no " + rate + "/s step", run);
             }
             boolean met = received >= rate * 0.98 && missing == 0 && dropped == 0;
             String baton = String.format(Locale.ROOT, "%,.0f/s received; of %,.0f results checked, %,.0f missing,"
                     + " %,.0f dropped", received, checked, missing, dropped);
-            return new Goal.Row(goal, baton, "—", "—", bound, met ? "**met**" : "**missed**");
+            return new Goal.Row(goal, baton, "—", "—", bound, met ? "**met**" : "**missed**", run);
         };
     }
 }

@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -48,6 +50,7 @@ final class SummaryPage {
         MarkdownTable table = new MarkdownTable("goal", "Baton", "peer, same run", "ratio", "bound", "verdict");
         rows.forEach(r -> table.row(r.goal(), r.baton(), r.peer(), r.ratio(), r.bound(), r.verdict()));
         page.append(table.render()).append('\n');
+        appendMissed(page, rows);
         page.append("The planner against Kafka ").append(orUnknown(PeerVersions.kafka()))
                 .append("'s assignors is a JMH run of its own (about 11 minutes) and not part of this report: see"
                         + " [planner.md](planner.md).\n\n");
@@ -74,6 +77,24 @@ final class SummaryPage {
             }
         }
         return page.toString();
+    }
+
+    /** For each page that explains a path, the goals this run missed on it: where the time goes, what was tried. */
+    private static void appendMissed(StringBuilder page, List<Goal.Row> rows) {
+        Map<String, List<String>> byPage = new LinkedHashMap<>();
+        for (Goal.Row row : rows) {
+            String detail = ReportPlan.whereTheTimeGoes(row.run());
+            if (row.missed() && detail != null) {
+                byPage.computeIfAbsent(detail, d -> new ArrayList<>()).add(row.goal());
+            }
+        }
+        if (byPage.isEmpty()) {
+            return;
+        }
+        page.append("Where a goal is missed, the page of its path says where the time goes and what was tried:\n\n");
+        byPage.forEach((detail, goals) -> page.append("- [").append(detail.replaceFirst("#.*", "")).append("](")
+                .append(detail).append("): ").append(String.join("; ", goals)).append('\n'));
+        page.append('\n');
     }
 
     private static String orUnknown(String version) {
