@@ -24,6 +24,10 @@ import io.etcd.jetcd.watch.WatchEvent;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -39,16 +43,31 @@ import java.util.function.Consumer;
  * restarts every lease's TTL, which only makes a lease last longer), and the key's deletion reaches every watcher as
  * a {@link LeaseNotice.Kind#RELEASED} notice at once. A renewal attaches the key to a fresh etcd lease of the new TTL
  * in a transaction that checks owner and term, then revokes the old etcd lease, which holds no key any more.
+ *
+ * <p><b>Calls that outlive their caller.</b> A call bounded by the store timeout keeps running on etcd after its caller
+ * gave up on it: through an etcd leader change, jetcd carries it over to another member and it may land after the
+ * caller's next call. Two rules keep such a straggler from ending a lease its node took after it:
+ * <ul>
+ *   <li>a node's acquire that finds the node's own lease in place ends it (to issue a new term) only while it is the
+ *       newest acquire that node started on the group: a newer one may have created that very lease and handed its
+ *       term to the election, and deleting it would open the group to another node while this one still leads;</li>
+ *   <li>a renewal moves the key to its fresh etcd lease only if the key was not written since that etcd lease was
+ *       granted, so an older renewal never moves it back to an etcd lease that runs out before the newer one.</li>
+ * </ul>
  */
 public final class EtcdLeases {
 
     private static final int ATTEMPTS = 8;
+    private static final String SUPERSEDED = "acquire superseded by a later acquire of the same node: it stopped "
+            + "before it could end the lease that one may have taken";
 
     private final KV kv;
     private final io.etcd.jetcd.Lease etcdLeases;
     private final EtcdWatches watches;
     private final String keyPrefix;
     private final EtcdCalls calls;
+    /** Per group and node, a count of the acquires started: an acquire is current while the count is its own. */
+    private final ConcurrentMap<String, AtomicLong> acquiresStarted = new ConcurrentHashMap<>();
 
     public EtcdLeases(Client client, EtcdWatches watches, String keyPrefix, EtcdCalls calls) {
         this.kv = client.getKVClient();
@@ -66,16 +85,20 @@ public final class EtcdLeases {
 
     public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
         GroupKeys keys = GroupKeys.of(keyPrefix, group);
+        AtomicLong started = acquiresStarted.computeIfAbsent(group + '\n' + candidate.id(), k -> new AtomicLong());
+        long mine = started.incrementAndGet();
+        BooleanSupplier current = () -> started.get() == mine;
         return calls.guard("acquire", () -> etcdLeases.grant(ttlSeconds(ttl))
-                .thenCompose(grant -> attemptAcquire(keys, candidate, grant.getID(), 0)));
+                .thenCompose(grant -> attemptAcquire(keys, candidate, grant.getID(), current, 0)));
     }
 
     private CompletableFuture<AcquireResult> attemptAcquire(GroupKeys keys, NodeInfo candidate, long leaseId,
-            int attempt) {
-        if (attempt >= ATTEMPTS) {
+            BooleanSupplier current, int attempt) {
+        if (attempt >= ATTEMPTS || !current.getAsBoolean()) {
             revokeQuietly(leaseId);
-            return CompletableFuture.failedFuture(new StoreException("acquire gave up after " + ATTEMPTS
-                    + " attempts: the lease changed hands under every one"));
+            return CompletableFuture.failedFuture(new StoreException(attempt >= ATTEMPTS
+                    ? "acquire gave up after " + ATTEMPTS + " attempts: the lease changed hands under every one"
+                    : SUPERSEDED));
         }
         return kv.txn()
                 .If(new Cmp(keys.lease(), Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
@@ -91,34 +114,52 @@ public final class EtcdLeases {
                     }
                     Optional<KeyValue> held = first(txn.getGetResponses().get(0));
                     if (held.isEmpty()) {
-                        return attemptAcquire(keys, candidate, leaseId, attempt + 1);
+                        return attemptAcquire(keys, candidate, leaseId, current, attempt + 1);
                     }
-                    KeyValue current = held.get();
-                    if (text(current.getValue()).equals(candidate.id())) {
-                        // The holder takes its lease again under a new term: end the old one first, so the new
-                        // grant creates the key again and its create revision is a new term.
-                        return kv.txn()
-                                .If(new Cmp(keys.lease(), Cmp.Op.EQUAL,
-                                        CmpTarget.modRevision(current.getModRevision())))
-                                .Then(Op.delete(keys.lease(), DeleteOption.DEFAULT))
-                                .commit()
-                                .thenCompose(ended -> {
-                                    if (ended.isSucceeded()) {
-                                        revokeQuietly(current.getLease());
-                                    }
-                                    return attemptAcquire(keys, candidate, leaseId, attempt + 1);
-                                });
+                    KeyValue holder = held.get();
+                    if (holder.getLease() == leaseId) {
+                        // This call's own creation, applied by an earlier try of the same transaction.
+                        return CompletableFuture.completedFuture(new AcquireResult.Granted(
+                                holder.getCreateRevision()));
+                    }
+                    if (text(holder.getValue()).equals(candidate.id())) {
+                        return takeOwnLeaseAgain(keys, candidate, leaseId, holder, current, attempt);
                     }
                     revokeQuietly(leaseId);
-                    return remaining(current).thenApply(left -> new AcquireResult.Denied(
-                            new Lease(text(current.getValue()), current.getCreateRevision(), left)));
+                    return remaining(holder).thenApply(left -> new AcquireResult.Denied(
+                            new Lease(text(holder.getValue()), holder.getCreateRevision(), left)));
+                });
+    }
+
+    /**
+     * The holder takes its lease again under a new term: end the old one first, so the new grant creates the key
+     * again and its create revision is a new term. Only the node's newest acquire may do so (see the class comment):
+     * the lease was read after the transaction above, so if a newer acquire created it, that acquire had started by
+     * then and this one is no longer current; if this one is current, the delete (which checks the lease's revision)
+     * can only end the lease it read, which the node gave up before it started this acquire.
+     */
+    private CompletableFuture<AcquireResult> takeOwnLeaseAgain(GroupKeys keys, NodeInfo candidate, long leaseId,
+            KeyValue held, BooleanSupplier current, int attempt) {
+        if (!current.getAsBoolean()) {
+            revokeQuietly(leaseId);
+            return CompletableFuture.failedFuture(new StoreException(SUPERSEDED));
+        }
+        return kv.txn()
+                .If(new Cmp(keys.lease(), Cmp.Op.EQUAL, CmpTarget.modRevision(held.getModRevision())))
+                .Then(Op.delete(keys.lease(), DeleteOption.DEFAULT))
+                .commit()
+                .thenCompose(ended -> {
+                    if (ended.isSucceeded()) {
+                        revokeQuietly(held.getLease());
+                    }
+                    return attemptAcquire(keys, candidate, leaseId, current, attempt + 1);
                 });
     }
 
     public CompletableFuture<Boolean> renew(String group, String nodeId, long term, Duration ttl) {
         GroupKeys keys = GroupKeys.of(keyPrefix, group);
         return calls.guard("renew", () -> etcdLeases.grant(ttlSeconds(ttl)).thenCompose(grant -> kv.txn()
-                .If(held(keys, nodeId, term))
+                .If(renewable(keys, nodeId, term, grant.getHeader().getRevision()))
                 .Then(Op.put(keys.lease(), bytes(nodeId),
                         PutOption.builder().withLeaseId(grant.getID()).withPrevKV().build()))
                 .commit()
@@ -190,6 +231,18 @@ public final class EtcdLeases {
             new Cmp(keys.lease(), Cmp.Op.EQUAL, CmpTarget.value(bytes(nodeId))),
             new Cmp(keys.lease(), Cmp.Op.EQUAL, CmpTarget.createRevision(term))
         };
+    }
+
+    /**
+     * {@link #held} and the key not written since revision {@code grantedAt}, when the renewal's etcd lease was
+     * granted: a renewal that lands after a newer one (or after a new acquire) leaves the key where it is, on the
+     * etcd lease that runs out later.
+     */
+    static Cmp[] renewable(GroupKeys keys, String nodeId, long term, long grantedAt) {
+        Cmp[] held = held(keys, nodeId, term);
+        Cmp[] all = java.util.Arrays.copyOf(held, held.length + 1);
+        all[held.length] = new Cmp(keys.lease(), Cmp.Op.LESS, CmpTarget.modRevision(grantedAt + 1));
+        return all;
     }
 
     /**
