@@ -226,9 +226,9 @@ final class ChaosRun implements AutoCloseable {
                 target.heal(fault);
                 return Fault.onStore(System.nanoTime());
             }
-            case STORE_BLACKHOLE, STORE_RESET -> {
+            case STORE_BLACKHOLE, STORE_RESET, ETCD_LINK_HELD -> {
                 target.inject(fault, victim, Duration.ZERO);
-                hold(fault == FaultKind.STORE_BLACKHOLE ? scaled(ttl, random, 1.2, 2.0) : between(random, 500, 3000),
+                hold(fault == FaultKind.STORE_RESET ? between(random, 500, 3000) : scaled(ttl, random, 1.2, 2.0),
                         items);
                 target.heal(fault);
                 return Fault.on(node, System.nanoTime());

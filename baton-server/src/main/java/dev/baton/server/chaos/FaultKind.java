@@ -58,6 +58,12 @@ enum FaultKind {
     ETCD_LEADER_KILL("etcd-leader-kill", false, false),
     /** The etcd leader is frozen (SIGSTOP): a hung leader the others replace; it runs again (SIGCONT) on heal. */
     ETCD_LEADER_PAUSE("etcd-leader-pause", false, false),
+    /**
+     * One node's link to the etcd leader holds everything it is sent (a blackhole) for longer than a lease, while its
+     * links to the other two members carry on; on heal the held calls reach etcd, after the calls the node made since
+     * through the others. They are stragglers: calls the node gave up on that land late.
+     */
+    ETCD_LINK_HELD("etcd-link-held", false, false),
 
     // Replicated stores, Redis Sentinel and PostgreSQL with a streaming standby: the store's own failover. Each may
     // lose the writes the new primary had not received yet (replication is asynchronous), so none is checked for
