@@ -133,9 +133,13 @@ class ServerlessWorkClusterProcessTest {
             urls.put(node, "http://127.0.0.1:" + http);
             started.add(node);
         }
-        await().atMost(STARTUP).pollInterval(Duration.ofMillis(200)).until(() ->
-                started.stream().filter(NodeProcess::believesItLeads).count() == 1
-                        && onlineWorkers(nodes.leaders().get(0)) == workers.size());
+        await().atMost(STARTUP).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            List<NodeProcess> leading = started.stream().filter(NodeProcess::believesItLeads).toList();
+            assertThat(leading).as(() -> "nodes that believe they lead\n" + nodes.describe()).hasSize(1);
+            NodeProcess leader = leading.get(0);
+            assertThat(onlineWorkers(leader)).as(() -> "workers online at " + leader.name() + ": "
+                    + stateText(leader) + "\n" + nodes.describe()).isEqualTo(workers.size());
+        });
         return started;
     }
 
@@ -175,6 +179,17 @@ class ServerlessWorkClusterProcessTest {
             return 0;
         }
         return online;
+    }
+
+    /** The node's {@code /work/state} as it answers, or why it does not. */
+    private String stateText(NodeProcess node) {
+        try {
+            HttpResponse<String> response = WorkHttp.send(HttpRequest.newBuilder(URI.create(urls.get(node)
+                    + "/work/state")).GET());
+            return response.statusCode() + " " + response.body();
+        } catch (UncheckedIOException e) {
+            return "no answer: " + e.getMessage();
+        }
     }
 
     private JsonNode state(NodeProcess node) {
