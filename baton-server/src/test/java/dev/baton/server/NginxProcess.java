@@ -2,11 +2,10 @@ package dev.baton.server;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.testkit.LoopbackPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -134,13 +133,9 @@ final class NginxProcess implements AutoCloseable {
         }
     }
 
-    /** A loopback port that was free a moment ago (the kernel's pick for an ephemeral bind). */
+    /** A loopback port that was free a moment ago, below the range outgoing connections take theirs from. */
     static int freeLoopbackPort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return LoopbackPorts.free(1).get(0);
     }
 
     private static boolean accepts(int port) {

@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.testkit.LoopbackPorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -85,9 +84,7 @@ class QuorumBackendNameTest {
         return (NodeCommand) cli.parseArgs(args).subcommand().commandSpec().userObject();
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+    private static int freePort() {
+        return LoopbackPorts.free(1).get(0);
     }
 }

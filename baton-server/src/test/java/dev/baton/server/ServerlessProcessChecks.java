@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.peer.transport.PeerAddress;
+import dev.baton.testkit.LoopbackPorts;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,17 +28,7 @@ final class ServerlessProcessChecks {
 
     /** Distinct free loopback ports, held together while they are picked. */
     static List<Integer> freePorts(int count) throws IOException {
-        List<ServerSocket> held = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                held.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-            }
-            return held.stream().map(ServerSocket::getLocalPort).toList();
-        } finally {
-            for (ServerSocket socket : held) {
-                socket.close();
-            }
-        }
+        return LoopbackPorts.free(count);
     }
 
     /** Writes {@code bytes} to a fresh connection to {@code target} and closes it; the node may hang up first. */

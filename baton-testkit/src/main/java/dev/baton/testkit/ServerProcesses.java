@@ -49,8 +49,11 @@ final class ServerProcesses {
         }
     }
 
-    /** A port on {@code host} that is free right now. */
+    /** A port on {@code host} that is free right now; on 127.0.0.1 one of {@link LoopbackPorts}. */
     static int freePort(String host) {
+        if (host.equals("127.0.0.1")) {
+            return LoopbackPorts.free(1).get(0);
+        }
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(host))) {
             return socket.getLocalPort();
         } catch (IOException e) {

@@ -8,13 +8,10 @@ import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
 import dev.baton.http.LeaderGate;
 import dev.baton.micrometer.MicrometerElectionMetrics;
+import dev.baton.testkit.LoopbackPorts;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.Optional;
 
 /**
@@ -124,10 +121,6 @@ final class ApiNode implements AutoCloseable {
     }
 
     static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return LoopbackPorts.free(1).get(0);
     }
 }
