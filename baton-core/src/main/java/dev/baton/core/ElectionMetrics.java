@@ -27,4 +27,15 @@ public interface ElectionMetrics {
      */
     default void leaseRenewed(long latencyNanos, long marginNanos) {
     }
+
+    /**
+     * This node's leadership of {@code term} now counts itself valid until {@code deadlineNanos} on the election's
+     * {@link dev.baton.core.time.Clock#nanoTime() clock}: called once when the leadership begins and again each time
+     * a renewal (or a majority's acknowledgement, on the serverless backends) moves its deadline, on the thread that
+     * moves it and before the new deadline takes effect. With the leadership's end (its {@code LeadershipLost}), these
+     * give the exact interval in which {@link Leadership#isValid()} could answer true, which is what an exclusion
+     * check compares across nodes; {@code deadlineNanos} minus the current time is the leader's margin.
+     */
+    default void validUntil(long term, long deadlineNanos) {
+    }
 }

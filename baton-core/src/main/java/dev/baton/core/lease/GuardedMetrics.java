@@ -45,6 +45,15 @@ final class GuardedMetrics implements ElectionMetrics {
         }
     }
 
+    @Override
+    public void validUntil(long term, long deadlineNanos) {
+        try {
+            delegate.validUntil(term, deadlineNanos);
+        } catch (RuntimeException e) {
+            report("validUntil", e);
+        }
+    }
+
     private void report(String callback, RuntimeException e) {
         if (reported.add(callback + "/" + e.getClass().getName())) {
             log.error("ElectionMetrics.{} of {} failed; the election goes on, and further {} from it are not logged",

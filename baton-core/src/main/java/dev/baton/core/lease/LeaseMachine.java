@@ -205,6 +205,7 @@ final class LeaseMachine {
         state = State.LEADING;
         output.publishState(NodeState.LEADER);
         wakeTimer.cancel();
+        metrics.validUntil(term, deadline);
         currentDeadline = new LeaseDeadline(deadline);
         current = currentDeadline.leadership(group, nodeId, term, clock, this::holdsTerm);
         output.publishLeadership(current);
@@ -281,7 +282,11 @@ final class LeaseMachine {
         }
         output.clearProblem();
         metrics.leaseRenewed(clock.nanoTime() - sentAt, current.deadlineNanos() - sentAt);
-        currentDeadline.extendTo(sentAt + config.localValidity().toNanos());
+        long extended = sentAt + config.localValidity().toNanos();
+        if (extended - current.deadlineNanos() > 0) {
+            metrics.validUntil(current.term(), extended);
+            currentDeadline.extendTo(extended);
+        }
         armDeadline();
         scheduleRenewal(sentAt + config.renewInterval().toNanos());
     }
