@@ -22,9 +22,11 @@ import dev.baton.core.store.RegistryStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +42,9 @@ import java.util.function.Supplier;
  * paused Redis run when it resumes. Their callers have long since timed out, so a late renewal can extend a lease its
  * holder already gave up: exactly the situation the election must stay safe in.
  *
+ * <p>{@link #holdNext(String)} is the straggler: one chosen call is held back while later calls pass, and reaches the
+ * store only on {@link #deliverHeld()}, after its caller gave up on it and went on.
+ *
  * <p>A fault hits the whole connection, so every role is wrapped (one small class per role); a wrapper that changes
  * one role only extends {@link dev.baton.core.store.ForwardingStore} instead.
  */
@@ -52,6 +57,12 @@ public final class FaultInjectingStore implements CoordinationStore {
     private final List<Consumer<LeaseNotice>> leaseWatchers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile Mode mode = Mode.NORMAL;
     private volatile boolean replayOnHeal = true;
+    /** The operation whose next call is to be held back, or null. Guarded by {@link #delayed}. */
+    private String holdOperation;
+    /** Whether that call runs at the store at once and only its reply is held. Guarded by {@link #delayed}. */
+    private boolean holdReplyOnly;
+    /** Calls held back by {@link #holdNext}, oldest first, waiting for {@link #deliverHeld}. Guarded by {@link #delayed}. */
+    private final ArrayDeque<Runnable> held = new ArrayDeque<>();
     private final LeaseStore leasesRole = new LeasesRole();
     private final RegistryStore registryRole = new RegistryRole();
     private final FencedStore registersRole = new RegistersRole();
@@ -92,26 +103,96 @@ public final class FaultInjectingStore implements CoordinationStore {
         }
     }
 
+    /**
+     * Holds back the next call of {@code operation} ({@code acquire}, {@code renew}, {@code release}, {@code read},
+     * ...) made while the link is otherwise normal: it neither reaches the store nor answers, while every later call
+     * passes, until {@link #deliverHeld()}. The way a request stuck in one pooled connection, or a task queued behind
+     * a slow one, runs at the store long after its caller timed out and its later requests overtook it.
+     */
+    public void holdNext(String operation) {
+        hold(operation, false);
+    }
+
+    /**
+     * Like {@link #holdNext}, but the call runs at the store at once and only its reply is held until
+     * {@link #deliverHeld()}: a reply delayed on one connection while replies on others overtake it.
+     */
+    public void holdNextReply(String operation) {
+        hold(operation, true);
+    }
+
+    private void hold(String operation, boolean replyOnly) {
+        synchronized (delayed) {
+            holdOperation = Objects.requireNonNull(operation, "operation");
+            holdReplyOnly = replyOnly;
+        }
+    }
+
+    /**
+     * Runs the oldest call held back by {@link #holdNext} at the store now (or, after {@link #holdNextReply}, hands
+     * over the reply it got then) and answers its caller; returns false if no call was held.
+     */
+    public boolean deliverHeld() {
+        Runnable late;
+        synchronized (delayed) {
+            late = held.pollFirst();
+        }
+        if (late == null) {
+            return false;
+        }
+        late.run();
+        return true;
+    }
+
     private <T> CompletableFuture<T> call(String operation, Supplier<CompletableFuture<T>> action) {
+        if (mode == Mode.NORMAL) {
+            CompletableFuture<T> held = holdIfChosen(operation, action);
+            if (held != null) {
+                return held;
+            }
+        }
         switch (mode) {
             case FAIL:
                 return CompletableFuture.failedFuture(new StoreException(operation + " failed: store unreachable"));
             case HANG: {
                 CompletableFuture<T> never = new CompletableFuture<>();
                 synchronized (delayed) {
-                    delayed.add(() -> action.get().whenComplete((value, error) -> {
-                        if (error != null) {
-                            never.completeExceptionally(error);
-                        } else {
-                            never.complete(value);
-                        }
-                    }));
+                    delayed.add(() -> forward(action.get(), never));
                 }
                 return never;
             }
             default:
                 return action.get();
         }
+    }
+
+    /** Holds this call back if it is the one {@link #holdNext} or {@link #holdNextReply} chose; null otherwise. */
+    private <T> CompletableFuture<T> holdIfChosen(String operation, Supplier<CompletableFuture<T>> action) {
+        boolean replyOnly;
+        synchronized (delayed) {
+            if (!operation.equals(holdOperation)) {
+                return null;
+            }
+            holdOperation = null;
+            replyOnly = holdReplyOnly;
+        }
+        CompletableFuture<T> caller = new CompletableFuture<>();
+        // The reply-only hold runs the call now, outside the lock (the store may deliver notices on this thread).
+        CompletableFuture<T> reply = replyOnly ? action.get() : null;
+        synchronized (delayed) {
+            held.addLast(replyOnly ? () -> forward(reply, caller) : () -> forward(action.get(), caller));
+        }
+        return caller;
+    }
+
+    private static <T> void forward(CompletableFuture<T> reply, CompletableFuture<T> caller) {
+        reply.whenComplete((value, error) -> {
+            if (error != null) {
+                caller.completeExceptionally(error);
+            } else {
+                caller.complete(value);
+            }
+        });
     }
 
     private <T> Consumer<T> gated(Consumer<T> listener) {
