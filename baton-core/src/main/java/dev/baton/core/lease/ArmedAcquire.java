@@ -40,6 +40,16 @@ final class ArmedAcquire {
         shot.getAndUpdate(current -> current == FIRED ? FIRED : null);
     }
 
+    /**
+     * For the machine's own attempt, in one atomic step: disarms and returns true, or returns false if a shot was fired
+     * and not yet taken over (its acquire is in flight, so the attempt must not send another). Checking
+     * {@link #fired()} and then calling {@link #disarm()} would leave a gap in which the notice thread could fire, and
+     * one attempt would send two acquires.
+     */
+    boolean disarmForAttempt() {
+        return shot.getAndUpdate(current -> current == FIRED ? FIRED : null) != FIRED;
+    }
+
     /** True while armed and not fired. */
     boolean armed() {
         Shot current = shot.get();

@@ -124,11 +124,10 @@ final class LeaseMachine {
         if (state != State.FOLLOWING) {
             return;
         }
-        if (acquireInFlight || armed.fired()) {
+        if (acquireInFlight || !armed.disarmForAttempt()) {
             recheckAfterFlight = true;
             return;
         }
-        armed.disarm();
         if (holdingOff && clock.nanoTime() - holdOffUntil < 0) {
             wakeIn(Duration.ofNanos(holdOffUntil - clock.nanoTime()));
             return;
@@ -153,7 +152,7 @@ final class LeaseMachine {
         if (state == State.CLOSED || attemptGeneration != generation) {
             if (result instanceof AcquireResult.Granted granted) {
                 // Granted after we stopped wanting it: hand it straight back instead of making others wait.
-                releaseQuietly(granted.term());
+                handBack(granted.term());
             }
             return;
         }
@@ -170,8 +169,17 @@ final class LeaseMachine {
             long deadline = sentAt + config.localValidity().toNanos();
             if (clock.nanoTime() - deadline >= 0) {
                 log.warn("Lease for {} term {} was granted too late to be used; giving it back", group, granted.term());
-                releaseQuietly(granted.term());
+                handBack(granted.term());
                 wakeIn(config.retryInterval());
+                return;
+            }
+            if (granted.term() < highestTermSeen) {
+                // A grant the store has already moved on from (a later call of ours overtook this one and was
+                // granted, or handed back, a newer term; or another node holds one): its lease is gone.
+                log.warn("Lease for {} term {} was granted after term {} was seen; not leading it", group,
+                        granted.term(), highestTermSeen);
+                handBack(granted.term());
+                attempt();
                 return;
             }
             becomeLeader(granted.term(), sentAt, deadline);
@@ -188,14 +196,34 @@ final class LeaseMachine {
     }
 
     /**
-     * A grant that arrived after its call timed out (a slow or paused store). This node never acted on it; hand it
-     * back so that others need not wait for it to expire. Safe even if this node leads meanwhile: that leadership has
-     * an older term, which the grant has already fenced off in the store, so its next renewal fails anyway.
+     * A grant that arrived after its call timed out (a slow or paused store, a request stuck behind others). This node
+     * never acted on it; hand it back so that others need not wait for it to expire (see {@link #handBack}).
      */
     private void onLateAcquireReply(AcquireResult result) {
         if (result instanceof AcquireResult.Granted granted
                 && (current == null || current.term() != granted.term())) {
-            releaseQuietly(granted.term());
+            handBack(granted.term());
+        }
+    }
+
+    /**
+     * Gives back a grant this node will not lead. Stores grant the holder of a live lease a new term when it asks
+     * again, so a straggling acquire of ours can be granted a term above the one this node leads: the store has then
+     * moved on from that term, and releasing the newer one frees the lease for another node at once. So a leadership
+     * of an older term ends first, exactly as a step-down does (it stops counting itself leader, its listeners hear
+     * {@code LeadershipLost} and the release waits for them, until its deadline at most); only then does the lease
+     * go. And no grant below this one is led from now on: it too is already superseded.
+     */
+    private void handBack(long term) {
+        if (term > highestTermSeen) {
+            highestTermSeen = term;
+        }
+        if (state == State.LEADING && current.term() < term) {
+            log.warn("Lease for {} was granted to this node again under term {} by a late acquire; ending term {} "
+                    + "before giving it back", group, term, current.term());
+            release(term, LossReason.LEASE_TAKEN, false, new CompletableFuture<>());
+        } else {
+            releaseQuietly(term);
         }
     }
 
@@ -324,14 +352,21 @@ final class LeaseMachine {
      * the deadline has passed, after which the lease is no longer ours to protect anyway).
      */
     private void release(boolean calledFromListener, CompletableFuture<Void> done) {
+        release(current.term(), LossReason.RELEASED, calledFromListener, done);
+    }
+
+    /**
+     * Stops leading the current term for {@code reason}, then releases the lease under {@code leaseTerm} (the current
+     * term, or a newer one the store granted this node by a late acquire) once the listeners have returned.
+     */
+    private void release(long leaseTerm, LossReason reason, boolean calledFromListener, CompletableFuture<Void> done) {
         long deadline = current.deadlineNanos();
         long term = stopLeading();
-        CompletableFuture<Void> delivered = output.emit(
-                new ElectionEvent.LeadershipLost(clock.instant(), term, LossReason.RELEASED));
+        CompletableFuture<Void> delivered = output.emit(new ElectionEvent.LeadershipLost(clock.instant(), term, reason));
         learnLeader(null);
-        Runnable sendRelease = once(() -> storeCalls.release(term, (released, error) -> {
+        Runnable sendRelease = once(() -> storeCalls.release(leaseTerm, (released, error) -> {
                     if (error != null) {
-                        output.reportError("release", "releasing the lease of term " + term + " failed", error);
+                        output.reportError("release", "releasing the lease of term " + leaseTerm + " failed", error);
                     }
                     done.complete(null);
                 }));
