@@ -32,8 +32,11 @@ public final class FencedRegister {
     }
 
     /**
-     * Writes {@code value} under {@code leadership}'s term. A leadership that is no longer valid locally is refused
-     * without contacting the store; a valid one can still be refused by the store if a newer term exists.
+     * Writes {@code value} under {@code leadership}'s term. A leadership that is no longer
+     * {@linkplain Leadership#isValid() valid} (its local deadline passed, or its election lost the term) is refused
+     * without contacting the store: the result is not accepted and its {@code currentTerm} is the leadership's own
+     * term. A valid one can still be refused by the store if a newer term exists, which is what catches a pause
+     * between this check and the store's decision.
      */
     public CompletableFuture<FencedWriteResult> write(Leadership leadership, byte[] value) {
         if (!leadership.isValid()) {
@@ -44,7 +47,8 @@ public final class FencedRegister {
 
     /**
      * Writes under an explicit term, with no local check: the store alone decides. For callers that carry a term
-     * from elsewhere (and for tests of the store's fence).
+     * from elsewhere (and for tests of the store's fence); a leader holding its {@link Leadership} should use
+     * {@link #write(Leadership, byte[])}, which also refuses a leadership that is no longer valid.
      */
     public CompletableFuture<FencedWriteResult> writeWithTerm(String nodeId, long term, byte[] value) {
         return store.fencedWrite(group, name, nodeId, term, value);
