@@ -14,17 +14,17 @@ import java.lang.annotation.Target;
  * <pre>{@code
  * @Scheduled(fixedDelay = 5_000)
  * @LeaderOnly
- * public void sendReminders() {
- *     long term = CurrentLeadership.require().term();   // fence the writes with it
- *     ...
+ * public void sendReminders() throws SQLException {
+ *     jdbcFence.execute("reminders", CurrentLeadership.require(), connection -> ...);   // fenced by this leadership
  * }
  * }</pre>
  *
  * <p>The method must return {@code void}. While it runs, {@link CurrentLeadership} holds the leadership it was let in
  * under. The check is made when the call starts: a call that runs past the local deadline is not interrupted, which
- * is why its writes should carry the term (the fencing helpers refuse them once a newer leader exists). Applied by
- * {@link LeaderOnlyPostProcessor} (a proxy with a method interceptor, no AspectJ); the auto-configuration registers
- * it.
+ * is why its writes should go through a fence given that leadership ({@code JdbcFence}, {@code FencedRegister}):
+ * the fence refuses a leadership that is no longer valid, and its term check refuses the term once a newer leader has
+ * written. Applied by {@link LeaderOnlyPostProcessor} (a proxy with a method interceptor, no AspectJ); the
+ * auto-configuration registers it.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

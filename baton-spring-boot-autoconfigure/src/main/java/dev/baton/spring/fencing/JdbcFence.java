@@ -1,6 +1,7 @@
 package dev.baton.spring.fencing;
 
 import dev.baton.core.Leadership;
+import dev.baton.core.fencing.LeadershipNotValidException;
 import dev.baton.core.fencing.StaleTermException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -15,7 +16,10 @@ import javax.sql.DataSource;
 /**
  * A fence kept in your own SQL database, for any backend: your statements run in one transaction with a row that
  * remembers the highest term this fence has admitted, so once a newer leader has written, a deposed leader's late
- * write is refused ({@link StaleTermException}) and nothing of it commits.
+ * write is refused ({@link StaleTermException}) and nothing of it commits. Given the {@link Leadership} itself, the
+ * fence also refuses one that is no longer valid ({@link LeadershipNotValidException}), before it touches the
+ * database and again right before the commit: that is what stops a deposed leader whose successor has not written
+ * yet.
  *
  * <pre>{@code
  * jdbcFence.execute("invoices", CurrentLeadership.require(), connection -> {
@@ -30,8 +34,10 @@ import javax.sql.DataSource;
  * order of their commits: a writer whose term is below the row's (a newer leader has committed) changes no row and
  * is refused. Unlike {@code PostgresFencing}, which asks the lease itself and so also refuses a deposed leader
  * <em>before</em> its successor has written, this fence learns of a new term from the first write that carries it;
- * it works with the lease in Redis, PostgreSQL or on the serverless backends, and with any database that has row
- * locks (PostgreSQL, MySQL, H2, ...).
+ * until then only the leadership's own validity check keeps a deposed leader out, so a leader paused right after its
+ * last check can still commit unless its successor has committed through the same name first. It works with the
+ * lease in Redis, PostgreSQL or on the serverless backends, and with any database that has row locks (PostgreSQL,
+ * MySQL, H2, ...).
  *
  * <p>The table ({@code fence_name VARCHAR(200) PRIMARY KEY, term BIGINT}) is created on first use if missing. Each
  * call borrows its own connection from the data source and commits or rolls back itself; it does not join a Spring
@@ -73,18 +79,37 @@ public final class JdbcFence {
         return table;
     }
 
-    /** {@link #execute(String, long, FencedWork)} with {@code leadership}'s term. */
+    /**
+     * Runs {@code work} in one transaction that first admits {@code leadership}'s term into the fence {@code name},
+     * if the leadership is still {@linkplain Leadership#isValid() valid}: it is checked before anything is done and
+     * again right before the commit.
+     *
+     * @throws LeadershipNotValidException if the leadership is no longer valid; nothing was written
+     * @throws StaleTermException          if a newer term has written through this fence; nothing was written
+     * @throws SQLException                if the database or the work failed; the transaction was rolled back
+     */
     public <T> T execute(String name, Leadership leadership, FencedWork<T> work) throws SQLException {
-        return execute(name, leadership.term(), work);
+        Objects.requireNonNull(leadership, "leadership");
+        Objects.requireNonNull(work, "work");
+        requireName(name);
+        requireValid(leadership);
+        return run(name, leadership.term(), () -> requireValid(leadership), work);
     }
 
     /**
-     * Runs {@code work} in one transaction that first admits {@code term} into the fence {@code name}.
+     * Runs {@code work} in one transaction that first admits {@code term} into the fence {@code name}. Only the term
+     * is checked: for callers that carry the term from elsewhere. A leader holding its {@link Leadership} should use
+     * {@link #execute(String, Leadership, FencedWork)}, which also refuses a leadership that is no longer valid.
      *
      * @throws StaleTermException if a newer term has written through this fence; nothing was written
      * @throws SQLException       if the database or the work failed; the transaction was rolled back
      */
     public <T> T execute(String name, long term, FencedWork<T> work) throws SQLException {
+        return run(name, term, () -> { }, work);
+    }
+
+    /** The fenced transaction; {@code beforeCommit} may refuse it by throwing, which rolls everything back. */
+    private <T> T run(String name, long term, Runnable beforeCommit, FencedWork<T> work) throws SQLException {
         Objects.requireNonNull(work, "work");
         requireName(name);
         ensureTable();
@@ -98,6 +123,7 @@ public final class JdbcFence {
                         continue;
                     }
                     T result = work.run(connection);
+                    beforeCommit.run();
                     connection.commit();
                     return result;
                 } catch (SQLException | RuntimeException | Error e) {
@@ -181,6 +207,12 @@ public final class JdbcFence {
     private static boolean isUniqueViolation(SQLException e) {
         String state = e.getSQLState();
         return state != null && state.startsWith("23");
+    }
+
+    private static void requireValid(Leadership leadership) {
+        if (!leadership.isValid()) {
+            throw new LeadershipNotValidException(leadership.term());
+        }
     }
 
     private static void requireName(String name) {

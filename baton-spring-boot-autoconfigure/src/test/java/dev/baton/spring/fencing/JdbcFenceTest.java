@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.core.Leadership;
 import dev.baton.core.StoreElection;
+import dev.baton.core.fencing.LeadershipNotValidException;
 import dev.baton.core.fencing.StaleTermException;
 import dev.baton.postgres.PostgresFencing;
 import dev.baton.spring.autoconfigure.BatonAutoConfiguration;
 import dev.baton.spring.autoconfigure.BatonFencingAutoConfiguration;
+import dev.baton.testkit.FakeClock;
 import dev.baton.testkit.PostgresServer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,6 +20,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -76,6 +80,54 @@ class JdbcFenceTest {
         })).hasMessage("the work failed");
         assertThat(count(5)).isZero();
         assertThat(fence.highestTerm("reports-b")).isEqualTo(OptionalLong.of(3));
+    }
+
+    @Test
+    void aLeadershipPastItsDeadlineIsRefusedBeforeAnyNewerTermHasWritten() throws SQLException {
+        FakeClock clock = new FakeClock();
+        Leadership deposed = new Leadership("reports", "node-a", 17, clock.nanoTime() + 1_000_000, clock, term -> true);
+        clock.advance(Duration.ofMillis(1));
+        JdbcFence fence = new JdbcFence(dataSource);
+        AtomicBoolean ran = new AtomicBoolean();
+
+        assertThatThrownBy(() -> fence.execute("reports-c", deposed, connection -> {
+            ran.set(true);
+            return insert(connection, 17);
+        })).isInstanceOf(LeadershipNotValidException.class)
+                .hasMessage("leadership of term 17 is no longer valid (its local deadline passed or it was lost); "
+                        + "not writing")
+                .satisfies(e -> assertThat(((LeadershipNotValidException) e).term()).isEqualTo(17));
+        assertThat(ran).as("the work must not run").isFalse();
+        assertThat(count(17)).isZero();
+        assertThat(fence.highestTerm("reports-c")).as("the term must not be admitted").isEmpty();
+    }
+
+    @Test
+    void aLeadershipThatLapsesWhileItsWorkRunsIsRolledBackBeforeTheCommit() throws SQLException {
+        FakeClock clock = new FakeClock();
+        Leadership leadership = new Leadership("reports", "node-a", 21, clock.nanoTime() + 1_000_000, clock,
+                term -> true);
+        JdbcFence fence = new JdbcFence(dataSource);
+
+        assertThatThrownBy(() -> fence.execute("reports-d", leadership, connection -> {
+            int inserted = insert(connection, 21);
+            clock.advance(Duration.ofMillis(1)); // the process is paused past its deadline mid-work
+            return inserted;
+        })).isInstanceOf(LeadershipNotValidException.class);
+        assertThat(count(21)).isZero();
+        assertThat(fence.highestTerm("reports-d")).isEmpty();
+    }
+
+    @Test
+    void aValidLeadershipWritesUnderItsTerm() throws SQLException {
+        FakeClock clock = new FakeClock();
+        Leadership leadership = new Leadership("reports", "node-a", 23, clock.nanoTime() + 1_000_000, clock,
+                term -> true);
+        JdbcFence fence = new JdbcFence(dataSource);
+
+        assertThat(fence.<Integer>execute("reports-e", leadership, connection -> insert(connection, 23))).isEqualTo(1);
+        assertThat(count(23)).isEqualTo(1);
+        assertThat(fence.highestTerm("reports-e")).isEqualTo(OptionalLong.of(23));
     }
 
     @Test
