@@ -6,9 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.core.Leadership;
 import dev.baton.core.NodeInfo;
+import dev.baton.core.fencing.LeadershipNotValidException;
 import dev.baton.core.fencing.StaleTermException;
 import dev.baton.core.store.AcquireResult;
+import dev.baton.testkit.FakeClock;
 import dev.baton.testkit.PostgresServer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -80,6 +83,11 @@ class PostgresFencingTest {
         };
     }
 
+    /** A leadership of {@code term} on {@code clock} whose local deadline is one millisecond away. */
+    private Leadership leadership(long term, FakeClock clock) {
+        return new Leadership(group, "a", term, clock.nanoTime() + 1_000_000, clock, t -> true);
+    }
+
     private long jobCount() {
         return count(postgres, "SELECT count(*) FROM " + jobs);
     }
@@ -114,6 +122,96 @@ class PostgresFencingTest {
 
         assertThat(count(postgres, "SELECT count(*) FROM " + jobs + " WHERE id = 'stale'")).isZero();
         assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aLeadershipPastItsDeadlineIsRefusedWhileItsTermIsStillTheNewest() throws SQLException {
+        long term = granted(store, "a", LONG);
+        FakeClock clock = new FakeClock();
+        Leadership expired = leadership(term, clock);
+        clock.advance(Duration.ofMillis(1));
+
+        try (Connection c = RawPostgres.connect(postgres)) {
+            assertThatThrownBy(() -> fencing.execute(c, expired, insertJob("expired", term)))
+                    .isInstanceOfSatisfying(LeadershipNotValidException.class,
+                            refused -> assertThat(refused.term()).isEqualTo(term))
+                    .hasMessageContaining("leadership of term " + term + " is no longer valid");
+            assertThat(c.getAutoCommit()).isTrue();
+            assertThat(fencing.execute(c, term, insertJob("by-term", term)))
+                    .as("the term alone is still the group's newest")
+                    .isEqualTo(1);
+        }
+
+        assertThat(count(postgres, "SELECT count(*) FROM " + jobs + " WHERE id = 'expired'")).isZero();
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aValidLeadershipWritesAndALostOneIsRefused() throws SQLException {
+        long term = granted(store, "a", LONG);
+        FakeClock clock = new FakeClock();
+        Leadership lost = new Leadership(group, "a", term, clock.nanoTime() + 1_000_000, clock, t -> false);
+
+        try (Connection c = RawPostgres.connect(postgres)) {
+            assertThat(fencing.execute(c, leadership(term, clock), insertJob("valid", term))).isEqualTo(1);
+            assertThatThrownBy(() -> fencing.execute(c, lost, insertJob("lost", term)))
+                    .isInstanceOf(LeadershipNotValidException.class);
+        }
+
+        assertThat(count(postgres, "SELECT count(*) FROM " + jobs + " WHERE id = 'lost'")).isZero();
+        assertThat(jobCount()).isEqualTo(1);
+    }
+
+    @Test
+    void inTheCallersOwnTransactionALeadershipNoLongerValidRollsBackEverythingInIt() throws SQLException {
+        long term = granted(store, "a", LONG);
+        FakeClock clock = new FakeClock();
+        Leadership expired = leadership(term, clock);
+        clock.advance(Duration.ofMillis(1));
+
+        try (Connection c = RawPostgres.connect(postgres)) {
+            c.setAutoCommit(false);
+            insertJob("before-the-check", term).run(c);
+            assertThatThrownBy(() -> fencing.execute(c, expired, insertJob("expired", term)))
+                    .isInstanceOf(LeadershipNotValidException.class);
+            c.commit();
+        }
+
+        assertThat(jobCount()).isZero();
+    }
+
+    @Test
+    void theDataSourceFormAndTheBareCheckRefuseALeadershipNoLongerValid() throws SQLException {
+        long term = granted(store, "a", LONG);
+        FakeClock clock = new FakeClock();
+        Leadership expired = leadership(term, clock);
+        clock.advance(Duration.ofMillis(1));
+        org.postgresql.ds.PGSimpleDataSource dataSource = new org.postgresql.ds.PGSimpleDataSource();
+        dataSource.setUrl(postgres.jdbcUrl());
+        dataSource.setUser(postgres.user());
+        dataSource.setPassword(postgres.password());
+
+        assertThatThrownBy(() -> fencing.execute(dataSource, expired, insertJob("expired", term)))
+                .isInstanceOf(LeadershipNotValidException.class);
+        try (Connection c = RawPostgres.connect(postgres)) {
+            c.setAutoCommit(false);
+            assertThatThrownBy(() -> fencing.check(c, expired)).isInstanceOf(LeadershipNotValidException.class);
+            c.rollback();
+        }
+        assertThat(jobCount()).isZero();
+    }
+
+    @Test
+    void aLeadershipOfAnotherGroupIsAMistake() throws SQLException {
+        long term = granted(store, "a", LONG);
+        FakeClock clock = new FakeClock();
+        Leadership other = new Leadership("another-group", "a", term, clock.nanoTime() + 1_000_000, clock, t -> true);
+
+        try (Connection c = RawPostgres.connect(postgres)) {
+            assertThatThrownBy(() -> fencing.execute(c, other, insertJob("other", term)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("another-group");
+        }
+        assertThat(jobCount()).isZero();
     }
 
     @Test
