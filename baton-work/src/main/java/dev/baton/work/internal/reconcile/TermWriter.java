@@ -1,5 +1,6 @@
 package dev.baton.work.internal.reconcile;
 
+import dev.baton.core.fencing.LeadershipNotValidException;
 import dev.baton.core.store.FencedMapStore;
 import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.time.Scheduler;
@@ -11,9 +12,10 @@ import java.util.function.Consumer;
  * The leader's writes to the group's fenced maps, all under its term: the store itself refuses them once a newer
  * term exists, whatever this process believes. A refusal means this leader is deposed: {@code deposed} is told and
  * neither callback runs. Nothing is written once the role is deactivated; callbacks run on the scheduler, and only
- * while the role is still active. A write asked for while the leadership is past its local deadline ({@code valid}
- * false: a process frozen for a while, before its election has noticed) is not sent: it fails at once, so the
- * caller's retry path runs, since the leadership may yet be extended and the role go on.
+ * while the role is still active. A write asked for while the leadership is not valid ({@code valid} false: past
+ * its local deadline, say a process frozen for a while, before its election has noticed) is not sent: it fails at
+ * once with {@link LeadershipNotValidException}, so the caller's retry path runs, since the leadership may yet be
+ * extended and the role go on. A pause after that check is what the store's term check catches.
  */
 final class TermWriter {
 
@@ -71,8 +73,7 @@ final class TermWriter {
     }
 
     private CompletableFuture<FencedMapWrite> notValid() {
-        return CompletableFuture.failedFuture(new IllegalStateException("not written: the leadership of term " + term
-                + " is past its local deadline"));
+        return CompletableFuture.failedFuture(new LeadershipNotValidException(term));
     }
 
     private void settle(CompletableFuture<FencedMapWrite> write, String map, Consumer<Boolean> accepted,
