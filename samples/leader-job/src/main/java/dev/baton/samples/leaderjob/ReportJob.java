@@ -2,6 +2,7 @@ package dev.baton.samples.leaderjob;
 
 import dev.baton.core.Election;
 import dev.baton.core.Leadership;
+import dev.baton.core.fencing.LeadershipNotValidException;
 import dev.baton.core.fencing.StaleTermException;
 import dev.baton.spring.CurrentLeadership;
 import dev.baton.spring.LeaderOnly;
@@ -42,7 +43,8 @@ public class ReportJob {
     /**
      * Writes one report row under {@code leadership}'s term.
      *
-     * @return false if the database refused it: a newer leader has written since
+     * @return false if it was refused (this leadership is no longer valid, or a newer leader has written since) or
+     *     the database failed
      */
     public boolean write(Leadership leadership) {
         try {
@@ -56,6 +58,9 @@ public class ReportJob {
             });
             log.info("report written by {} under term {}", election.nodeId(), leadership.term());
             return true;
+        } catch (LeadershipNotValidException lapsed) {
+            log.warn("report of term {} not written: this leadership is no longer valid", lapsed.term());
+            return false;
         } catch (StaleTermException stale) {
             log.warn("report of term {} refused: term {} has written since", stale.term(), stale.currentTerm());
             return false;
