@@ -5,7 +5,8 @@ import java.util.Objects;
 /**
  * A message from the backend (Baton's leader) to a worker: the seed's {@code DetectorWorkerCommand}. Each record
  * carries the fields of the seed's WebSocket message table under the same names; {@link WorkerProtocolCodec} writes
- * them as {@code {"type": ..., "payload": {...}}} exactly as the seed's Python workers expect.
+ * them as {@code {"type": ..., "payload": {...}}} exactly as the seed's Python workers expect, plus Baton's optional
+ * top-level {@code leaderTerm} when the sender leads a term ({@link FencedCommand}).
  */
 public sealed interface WorkerCommand {
 

@@ -18,9 +18,14 @@ import java.util.List;
 /**
  * Reads and writes the seed's worker WebSocket messages as JSON text, with the seed's field names.
  *
- * <p>Both directions are here: {@link #encode(WorkerCommand)} and {@link #decodeMessage(String)} are what the
- * backend uses; {@link #encode(WorkerMessage)} and {@link #decodeCommand(String)} are the worker's side, for tests
- * and for a worker written in Java.
+ * <p>Both directions are here: {@link #encode(WorkerCommand, long)} and {@link #decodeMessage(String)} are what the
+ * backend uses; {@link #encode(WorkerMessage)} and {@link #decodeFencedCommand(String)} are the worker's side, for
+ * tests and for a worker written in Java.
+ *
+ * <p>Baton adds one optional top-level field to every command, {@code leaderTerm}: the fencing term of the leader
+ * that sent it, so a worker can refuse a deposed leader's commands ({@link LeaderTermFence}). It sits beside
+ * {@code type} rather than in {@code payload} because a worker of the original protocol may hand the payload whole to
+ * a constructor that takes only the fields it knows, while it reads nothing else at the top level.
  *
  * <p>Decoding is strict about what the seed requires and lenient about the rest: a known message with fields the seed
  * does not list is accepted and the extra fields are ignored, because the seed's types are TypeScript interfaces
@@ -45,6 +50,8 @@ public final class WorkerProtocolCodec {
     public static final int DEFAULT_MAX_MESSAGE_BYTES = WorkerConnectionConfig.DEFAULT_MAX_MESSAGE_BYTES;
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    /** Baton's top-level field on every command: the sending leader's fencing term. */
+    static final String LEADER_TERM = "leaderTerm";
 
     private final ObjectMapper mapper;
     private final int maxMessageBytes;
@@ -74,10 +81,28 @@ public final class WorkerProtocolCodec {
 
     // ---------------------------------------------------------------- backend -> worker
 
-    /** The JSON text of a command, e.g. {@code {"type":"unsubscribe","payload":{"subscriptionIdentifier":"1;2"}}}. */
+    /**
+     * The JSON text of a command without a term, e.g.
+     * {@code {"type":"unsubscribe","payload":{"subscriptionIdentifier":"1;2"}}}: the original protocol exactly.
+     */
     public String encode(WorkerCommand command) {
+        return encode(command, FencedCommand.NO_TERM);
+    }
+
+    /**
+     * The JSON text of a command sent by the leader of {@code leaderTerm}, e.g.
+     * {@code {"type":"unsubscribe","leaderTerm":7,"payload":{"subscriptionIdentifier":"1;2"}}};
+     * {@link FencedCommand#NO_TERM} leaves the field out.
+     */
+    public String encode(WorkerCommand command, long leaderTerm) {
+        if (leaderTerm < FencedCommand.NO_TERM) {
+            throw new IllegalArgumentException("leaderTerm must be at least 0, was " + leaderTerm);
+        }
         ObjectNode root = NODES.objectNode();
         root.put("type", command.type());
+        if (leaderTerm != FencedCommand.NO_TERM) {
+            root.put(LEADER_TERM, leaderTerm);
+        }
         if (command instanceof WorkerCommand.Subscribe s) {
             ObjectNode p = root.putObject("payload");
             p.put("subscriptionIdentifier", s.subscriptionIdentifier());
@@ -110,10 +135,28 @@ public final class WorkerProtocolCodec {
         return root.toString();
     }
 
-    /** Reads a command, as a worker does. */
+    /** Reads a command, as a worker does, without its term (see {@link #decodeFencedCommand(String)}). */
     public WorkerCommand decodeCommand(String json) throws WorkerProtocolException {
+        return decodeFencedCommand(json).command();
+    }
+
+    /**
+     * Reads a command and the term of the leader that sent it ({@link FencedCommand#NO_TERM} when it has no
+     * {@code leaderTerm}, or a JSON {@code null} one). A {@code leaderTerm} that is not a positive integer is refused.
+     */
+    public FencedCommand decodeFencedCommand(String json) throws WorkerProtocolException {
         ObjectNode root = parse(json);
         String type = root.get("type").textValue();
+        WorkerCommand command = command(root, type);
+        Long term = new Fields(type, "", root).optionalLong(LEADER_TERM);
+        if (term != null && term < 1) {
+            throw new WorkerProtocolException(Problem.WRONG_FIELD_TYPE,
+                    type + ": field " + LEADER_TERM + " must be at least 1, was " + term);
+        }
+        return new FencedCommand(command, term == null ? FencedCommand.NO_TERM : term);
+    }
+
+    private WorkerCommand command(ObjectNode root, String type) throws WorkerProtocolException {
         switch (type) {
             case "subscribe" -> {
                 Fields p = payload(root, type);

@@ -12,8 +12,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every message of seed 001's WebSocket table, read from and written to JSON with the seed's field names, and every
- * reason a message is refused.
+ * Every message of the original design's WebSocket table, read from and written to JSON with its field names, Baton's
+ * {@code leaderTerm} on commands, and every reason a message is refused.
  */
 class WorkerProtocolCodecTest {
 
@@ -27,6 +27,11 @@ class WorkerProtocolCodecTest {
     private void assertCommand(WorkerCommand command, String golden) throws Exception {
         assertThat(tree(codec.encode(command))).isEqualTo(tree(golden));
         assertThat(codec.decodeCommand(golden)).isEqualTo(command);
+    }
+
+    private void assertFencedCommand(WorkerCommand command, long term, String golden) throws Exception {
+        assertThat(tree(codec.encode(command, term))).isEqualTo(tree(golden));
+        assertThat(codec.decodeFencedCommand(golden)).isEqualTo(new FencedCommand(command, term));
     }
 
     private void assertMessage(WorkerMessage message, String golden) throws Exception {
@@ -64,6 +69,53 @@ class WorkerProtocolCodecTest {
                 "{\"type\":\"patchSessionResult\",\"payload\":{\"sessionId\":77,\"success\":true,\"message\":\"ok\"}}");
         assertCommand(new WorkerCommand.PatchSessionResult(77, false, null),
                 "{\"type\":\"patchSessionResult\",\"payload\":{\"sessionId\":77,\"success\":false}}");
+    }
+
+    @Test
+    void everyCommandCarriesItsLeadersTermBesideItsType() throws Exception {
+        assertFencedCommand(WorkerCommand.Subscribe.of("1;2", "rtsp://a", "https://m", "m", 3), 7,
+                "{\"type\":\"subscribe\",\"leaderTerm\":7,\"payload\":{\"subscriptionIdentifier\":\"1;2\","
+                        + "\"rtspUrl\":\"rtsp://a\",\"modelUrl\":\"https://m\",\"modelName\":\"m\",\"modelId\":3}}");
+        assertFencedCommand(new WorkerCommand.Unsubscribe("1;2"), 7,
+                "{\"type\":\"unsubscribe\",\"leaderTerm\":7,\"payload\":{\"subscriptionIdentifier\":\"1;2\"}}");
+        assertFencedCommand(new WorkerCommand.RequestState(), 1_767_225_600_000_123L,
+                "{\"type\":\"requestState\",\"leaderTerm\":1767225600000123}");
+        assertFencedCommand(new WorkerCommand.SetSessionId("display-1", null), 7,
+                "{\"type\":\"setSessionId\",\"leaderTerm\":7,\"payload\":{\"displayIdentifier\":\"display-1\","
+                        + "\"sessionId\":null}}");
+        assertFencedCommand(new WorkerCommand.PatchSessionResult(77, true, null), 7,
+                "{\"type\":\"patchSessionResult\",\"leaderTerm\":7,\"payload\":{\"sessionId\":77,"
+                        + "\"success\":true}}");
+    }
+
+    @Test
+    void aCommandWithoutALeaderTermIsTheOriginalProtocolAndDecodesWithNoTerm() throws Exception {
+        WorkerCommand unsubscribe = new WorkerCommand.Unsubscribe("1;2");
+        assertThat(codec.encode(unsubscribe, FencedCommand.NO_TERM)).isEqualTo(codec.encode(unsubscribe))
+                .doesNotContain("leaderTerm");
+        assertThat(codec.decodeFencedCommand(
+                "{\"type\":\"unsubscribe\",\"payload\":{\"subscriptionIdentifier\":\"1;2\"}}"))
+                .isEqualTo(FencedCommand.unfenced(unsubscribe));
+        assertThat(codec.decodeFencedCommand("{\"type\":\"requestState\",\"leaderTerm\":null}").hasTerm())
+                .isFalse();
+        // 7.0 is 7, as for every integer of the protocol; the plain decoder reads past the term.
+        assertThat(codec.decodeFencedCommand("{\"type\":\"requestState\",\"leaderTerm\":7.0}").leaderTerm())
+                .isEqualTo(7);
+        assertThat(codec.decodeCommand("{\"type\":\"requestState\",\"leaderTerm\":7}"))
+                .isEqualTo(new WorkerCommand.RequestState());
+    }
+
+    @Test
+    void aLeaderTermThatIsNotAPositiveIntegerIsRefusedByName() {
+        for (String term : List.of("\"7\"", "1.5", "true", "0", "-3", "1e19")) {
+            assertThatThrownBy(() -> codec.decodeFencedCommand("{\"type\":\"requestState\",\"leaderTerm\":"
+                    + term + "}")).as(term).isInstanceOfSatisfying(WorkerProtocolException.class, e -> {
+                        assertThat(e.problem()).isEqualTo(Problem.WRONG_FIELD_TYPE);
+                        assertThat(e.getMessage()).startsWith("requestState: field leaderTerm must be");
+                    });
+        }
+        assertThatThrownBy(() -> codec.encode(new WorkerCommand.RequestState(), -1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaderTerm");
     }
 
     @Test

@@ -32,13 +32,15 @@ class WorkerProtocolFuzzTest {
     @FuzzTest(maxDuration = "30s")
     void decodeCommand(byte[] input) throws WorkerProtocolException {
         String json = new String(input, StandardCharsets.UTF_8);
-        WorkerCommand command;
+        FencedCommand command;
         try {
-            command = codec.decodeCommand(json);
+            command = codec.decodeFencedCommand(json);
         } catch (WorkerProtocolException e) {
             assertThat(e.getMessage()).isNotBlank();
             return;
         }
-        assertThat(codec.decodeCommand(codec.encode(command))).isEqualTo(command);
+        assertThat(codec.decodeFencedCommand(codec.encode(command.command(), command.leaderTerm())))
+                .isEqualTo(command);
+        assertThat(codec.decodeCommand(json)).isEqualTo(command.command());
     }
 }
