@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Nothing reaches a worker once the role may no longer act ({@code acting}): a connection sends from tasks of its
  * own (queued commands, re-sends after a reconnect), which may run after the leadership ended and before the role's
- * stop closes the connection, so the pool's sockets check at the moment of sending.
+ * stop closes the connection, so the pool's sockets check at the moment of sending. A check cannot cover a leader
+ * paused between it and the write, nor one whose clock wrongly says it still leads: so every command also carries
+ * the role's term ({@code leaderTerm}), and a worker that has heard from a newer leader refuses it.
  *
  * <p>Every connection's unhandled messages count against one {@link InboundLimit} of
  * {@code maxQueuedMessages}, which result routing shares ({@link #inboundLimit()}): while the leader cannot publish
@@ -107,7 +109,7 @@ final class WorkerPool {
             slot.awaySince = now; // not seen online by this leader yet: away since it started
             slots.put(url, slot);
             slot.connection = new WorkerConnection(URI.create(url), config.connection(), transport,
-                    threads.scheduler(), threads.clock(), threads.random(), slot, inbound);
+                    threads.scheduler(), threads.clock(), threads.random(), slot, inbound, writer.term());
             slot.connection.start();
         }
     }

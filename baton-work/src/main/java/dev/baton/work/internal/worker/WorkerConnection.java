@@ -54,6 +54,10 @@ import org.slf4j.LoggerFactory;
  * worker:disconnected}, and {@code worker:offline} if it was online, so its items move), and reconnects after
  * {@code reconnectDelay} plus jitter with fresh budgets.
  *
+ * <p><b>Leader term.</b> A connection opened for the leader of a term writes that term as {@code leaderTerm} on every
+ * command it sends (re-sends after a reconnect included), so a worker that has heard from a newer leader refuses
+ * them ({@link LeaderTermFence}). A connection of no term sends the original protocol unchanged.
+ *
  * <p>All state is touched only on the {@link Scheduler} passed in (which must run tasks one at a time); the public
  * methods post to it and may be called from any thread. Listener calls run there too.
  */
@@ -75,6 +79,7 @@ public final class WorkerConnection implements AutoCloseable {
     private final WorkerProtocolCodec codec;
     private final InboundLimit limit;
     private final Runnable wakeUp;
+    private final long leaderTerm;
 
     // Scheduler-confined state.
     private final Map<String, WorkerCommand.Subscribe> held = new LinkedHashMap<>();
@@ -121,6 +126,23 @@ public final class WorkerConnection implements AutoCloseable {
      */
     public WorkerConnection(URI uri, WorkerConnectionConfig config, WorkerTransport transport, Scheduler scheduler,
                             Clock clock, Random random, WorkerConnectionListener listener, InboundLimit limit) {
+        this(uri, config, transport, scheduler, clock, random, listener, limit, FencedCommand.NO_TERM);
+    }
+
+    /**
+     * A connection to {@code uri} for the leader of {@code leaderTerm}, not yet started: every command it sends
+     * carries that term. Its unhandled messages count against {@code limit}.
+     *
+     * @param random     the source of reconnect jitter; pass a seeded one in tests
+     * @param leaderTerm the sending leader's fencing term, or {@link FencedCommand#NO_TERM} to send none
+     */
+    public WorkerConnection(URI uri, WorkerConnectionConfig config, WorkerTransport transport, Scheduler scheduler,
+                            Clock clock, Random random, WorkerConnectionListener listener, InboundLimit limit,
+                            long leaderTerm) {
+        if (leaderTerm < FencedCommand.NO_TERM) {
+            throw new IllegalArgumentException("leaderTerm must be at least 0, was " + leaderTerm);
+        }
+        this.leaderTerm = leaderTerm;
         this.limit = Objects.requireNonNull(limit, "limit");
         this.wakeUp = () -> scheduler.execute(this::refill);
         this.uri = Objects.requireNonNull(uri, "uri");
@@ -144,6 +166,11 @@ public final class WorkerConnection implements AutoCloseable {
     /** The worker's URL. */
     public String url() {
         return url;
+    }
+
+    /** The term written on every command, or {@link FencedCommand#NO_TERM}. */
+    public long leaderTerm() {
+        return leaderTerm;
     }
 
     /** The current state. */
@@ -546,7 +573,7 @@ public final class WorkerConnection implements AutoCloseable {
     }
 
     private void send(WorkerCommand command) {
-        socket.send(codec.encode(command));
+        socket.send(codec.encode(command, leaderTerm));
     }
 
     private void emit(WorkerEvent event) {
