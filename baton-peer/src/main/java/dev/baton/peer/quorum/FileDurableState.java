@@ -15,6 +15,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link DurableState} in a vote log, {@value #FILE_NAME}, under the node's data directory: a preallocated file of
@@ -30,6 +32,12 @@ import java.util.Optional;
  * other record. When the writes reach the end of the file they wrap to its start, over records that are superseded;
  * that is the log's compaction, and it needs no copy.
  *
+ * <p>A torn record in the slot after the newest valid one is a detected loss: {@link #load} then returns the newest
+ * valid record's state marked as not recovered, so the node recovers from the others before it votes, as a node
+ * without saved state does (keeping what the older record says as a floor). With an honest {@code fdatasync} the torn
+ * write is one whose store never returned, and nothing was sent that depended on it; but a disk that tore a write it
+ * had reported durable would otherwise bring the node back having forgotten a vote it sent.
+ *
  * <p>The file is created (and preallocated with zeros) under a temporary name, synced, renamed into place and the
  * directory synced, on the first store. A file that cannot be read back is an error at start-up rather than a silent
  * fresh start: the node would otherwise vote again in an election it may already have voted in. The text file of
@@ -37,6 +45,8 @@ import java.util.Optional;
  * docs/quorum.md. One instance at a time may write a data directory.
  */
 public final class FileDurableState implements DurableState {
+
+    private static final Logger log = LoggerFactory.getLogger(FileDurableState.class);
 
     /** The vote log's name inside the data directory. */
     public static final String FILE_NAME = "quorum-state";
@@ -83,11 +93,29 @@ public final class FileDurableState implements DurableState {
             if (TextState.isTextFile(bytes)) {
                 return Optional.of(TextState.parse(List.of(new String(bytes, StandardCharsets.UTF_8).split("\n"))));
             }
-            return VoteLog.scan(ByteBuffer.wrap(bytes)).last().map(record -> TextState.parse(record.lines()));
+            VoteLog.Scan scan = VoteLog.scan(ByteBuffer.wrap(bytes));
+            if (scan.torn()) {
+                log.warn("{}: the newest record is torn (a save cut short, or not kept whole by the disk); this node"
+                        + " recovers from the others before it votes again", file);
+            }
+            return stateOf(scan);
         } catch (RuntimeException e) {
             throw new IllegalStateException(file + " is damaged (" + e.getMessage() + "); move it away only if this"
                     + " node's votes may be forgotten: it then restarts as a node without saved state", e);
         }
+    }
+
+    /**
+     * The state a scanned vote log holds: its newest valid record's, marked as not recovered if the record after it
+     * is torn (a detected loss: the node must recover before it votes).
+     */
+    static Optional<AcceptorState> stateOf(VoteLog.Scan scan) {
+        Optional<AcceptorState> newest = scan.last().map(record -> TextState.parse(record.lines()));
+        if (!scan.torn()) {
+            return newest;
+        }
+        return newest.map(s -> new AcceptorState(s.highestVersion(), s.barrier(), false, s.instance(), s.promised(),
+                s.acceptedBallot(), s.acceptedCandidate(), s.lastLed()));
     }
 
     @Override

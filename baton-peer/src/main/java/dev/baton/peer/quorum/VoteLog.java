@@ -18,7 +18,9 @@ import java.util.zip.CRC32C;
  *  16 + length   CRC-32C  int, of bytes 0 .. 16 + length
  * </pre>
  *
- * The rest of a slot is zeros. The state is the payload of the valid record with the highest sequence number.
+ * The rest of a slot is zeros. The state is the payload of the valid record with the highest sequence number. The
+ * slot after that record (the next one written) holds zeros or an older record; if it holds anything else, a newer
+ * record was started there and did not survive whole (a torn write, see {@link Scan#torn()}).
  */
 final class VoteLog {
 
@@ -40,8 +42,11 @@ final class VoteLog {
         }
     }
 
-    /** What a scan of a whole log found: its size in slots and its newest valid record. */
-    record Scan(int slots, Optional<Entry> last) {
+    /**
+     * What a scan of a whole log found: its size in slots, its newest valid record, and whether the slot after that
+     * record is torn: neither zeros nor a valid record, so a newer record was being written there and is lost.
+     */
+    record Scan(int slots, Optional<Entry> last, boolean torn) {
     }
 
     private VoteLog() {
@@ -94,7 +99,13 @@ final class VoteLog {
         if (newest == null && written) {
             throw new IllegalArgumentException("no slot holds a valid record");
         }
-        return new Scan(slots, Optional.ofNullable(newest));
+        boolean torn = false;
+        if (newest != null) {
+            int next = (newest.slot() + 1) % slots;
+            ByteBuffer after = log.slice(log.position() + next * SLOT_SIZE, SLOT_SIZE);
+            torn = decode(next, after) == null && !allZero(after);
+        }
+        return new Scan(slots, Optional.ofNullable(newest), torn);
     }
 
     /** The record in {@code slot}, or null if it holds none or a damaged one. */

@@ -98,7 +98,7 @@ class FileDurableStateTest {
     }
 
     @Test
-    void aTornWriteAtEveryByteOfTheLastRecordRecoversThePreviousRecord() throws Exception {
+    void aTornWriteAtEveryByteOfTheLastRecordRestoresThePreviousRecordForRecovery() throws Exception {
         // Twice: a write to a slot never used (zeros under it) and, after the log wrapped, over an old record.
         for (int stores : new int[] {3, VoteLog.SLOTS + 3}) {
             Path dir = dataDir.resolve("wrap-" + stores);
@@ -122,12 +122,13 @@ class FileDurableStateTest {
                 byte[] onDisk = before.clone();
                 System.arraycopy(after, first, onDisk, first, torn - first);
                 Files.write(file.file(), onDisk);
-                assertThat(new FileDurableState(dir).load()).as("torn at byte %d", torn).contains(promised(stores - 1));
+                assertThat(new FileDurableState(dir).load()).as("torn at byte %d", torn)
+                        .contains(previous(promised(stores - 1), before, onDisk));
 
                 onDisk[torn] = (byte) (after[torn] ^ (1 + garbage.nextInt(255)));
                 Files.write(file.file(), onDisk);
                 assertThat(new FileDurableState(dir).load()).as("garbage at byte %d", torn)
-                        .contains(promised(stores - 1));
+                        .contains(previous(promised(stores - 1), before, onDisk));
             }
             Files.write(file.file(), after);
             assertThat(new FileDurableState(dir).load()).contains(promised(stores));
@@ -147,8 +148,48 @@ class FileDurableStateTest {
         Files.write(file.file(), before);
 
         FileDurableState restarted = new FileDurableState(dataDir);
-        assertThat(restarted.load()).contains(promised(1));
+        assertThat(restarted.load()).contains(unrecovered(promised(1)));
         restarted.store(promised(3));
+        assertThat(new FileDurableState(dataDir).load()).contains(promised(3));
+    }
+
+    @Test
+    void aTornLastRecordSendsTheNodeThroughRecoveryWithTheOlderRecordAsItsFloor() throws Exception {
+        FileDurableState file = new FileDurableState(dataDir);
+        AcceptorState older = new AcceptorState(6, 2, true, 6, new Ballot(6, 1, N2), new Ballot(6, 1, N2), N2, 5);
+        file.store(older);
+        file.store(promised(7));
+        file.close();
+        byte[] bytes = Files.readAllBytes(file.file());
+        bytes[VoteLog.SLOT_SIZE + 40] ^= 0x5a; // the newest record, in the second slot: its payload is damaged
+
+        FileDurableState reopened = new FileDurableState(dataDir);
+        Files.write(file.file(), bytes);
+        assertThat(reopened.load()).contains(unrecovered(older));
+        Acceptor acceptor = new Acceptor(reopened, new InlineEffects(reopened, null));
+        assertThat(acceptor.recovered()).as("it must recover before it votes").isFalse();
+        assertThat(acceptor.prePropose(new Ballot(9, 0, N2), QuorumMessage.Refusal.NONE, 0).refusal())
+                .isEqualTo(QuorumMessage.Refusal.RECOVERING);
+        assertThat(acceptor.highestVersion()).as("what the older record says is kept").isEqualTo(6);
+
+        acceptor.finishRecovery(8);
+        assertThat(new FileDurableState(dataDir).load()).hasValueSatisfying(s -> {
+            assertThat(s.recovered()).isTrue();
+            assertThat(s.barrier()).isEqualTo(8);
+        });
+    }
+
+    @Test
+    void aDamagedOlderRecordIsNotALoss() throws Exception {
+        FileDurableState file = new FileDurableState(dataDir);
+        for (int i = 1; i <= 3; i++) {
+            file.store(promised(i));
+        }
+        file.close();
+        byte[] bytes = Files.readAllBytes(file.file());
+        bytes[40] ^= 0x5a; // the first record, long superseded
+
+        Files.write(file.file(), bytes);
         assertThat(new FileDurableState(dataDir).load()).contains(promised(3));
     }
 
@@ -171,6 +212,17 @@ class FileDurableStateTest {
                 new byte[VoteLog.MAX_PAYLOAD + 1]))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("holds 1 to " + VoteLog.MAX_PAYLOAD + " bytes");
+    }
+
+    /** {@code state} as a node reads it back after its next record was torn: it must recover before it votes. */
+    private static AcceptorState unrecovered(AcceptorState state) {
+        return new AcceptorState(state.highestVersion(), state.barrier(), false, state.instance(), state.promised(),
+                state.acceptedBallot(), state.acceptedCandidate(), state.lastLed());
+    }
+
+    /** The previous record as read back: as it was if its successor slot is unchanged, else marked for recovery. */
+    private static AcceptorState previous(AcceptorState state, byte[] before, byte[] onDisk) {
+        return Arrays.equals(before, onDisk) ? state : unrecovered(state);
     }
 
     /** A state whose promise grows with {@code i}: a later one must never be read back as an earlier one. */
