@@ -50,7 +50,8 @@ interface Effects {
 
     /**
      * The driver for {@code durable}: inline for the in-memory state (nothing to wait for, and the simulation stays
-     * deterministic), off the protocol's thread with group commit for anything else.
+     * deterministic), off the protocol's thread with group commit, on a writer thread of the node's own, for anything
+     * else.
      *
      * @param onWriteFailure told, on the scheduler, when a save failed: the sends that depended on it were dropped
      */
@@ -59,6 +60,19 @@ interface Effects {
         if (durable instanceof InMemoryDurableState) {
             return new InlineEffects(durable, transport);
         }
-        return new DurableFirstEffects(new GroupCommitWriter(durable, name), transport, scheduler, onWriteFailure);
+        return new DurableFirstEffects(GroupCommitWriter.onOwnThread(durable, name), transport, scheduler,
+                onWriteFailure);
+    }
+
+    /**
+     * How a node gets its driver. A real node's is {@link #forState}; the simulation's gives nodes on a simulated disk
+     * the group-commit driver with its writes run as timed tasks of the simulated process.
+     */
+    @FunctionalInterface
+    interface Factory {
+
+        /** The driver of a node named {@code name} (its group and address) saving to {@code durable}. */
+        Effects create(DurableState durable, Transport<QuorumMessage> transport, Scheduler scheduler, String name,
+                Consumer<RuntimeException> onWriteFailure);
     }
 }

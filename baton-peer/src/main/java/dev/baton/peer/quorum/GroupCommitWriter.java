@@ -1,20 +1,28 @@
 package dev.baton.peer.quorum;
 
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The thread that makes a node's votes durable, so that the protocol's thread never waits for a disk. Saves asked for
+ * Makes a node's votes durable off the protocol's thread, so that the protocol never waits for a disk. Saves asked for
  * while a write is under way are folded into the next one: each {@link AcceptorState} is the whole state, so only the
- * newest needs writing, and several pending saves cost one write and one fsync (group commit). The thread starts with
- * the first save and ends on {@link #close()} once the last save asked for has been written.
+ * newest needs writing, and several pending saves cost one write and one fsync (group commit).
+ *
+ * <p>Writes run one at a time on the writer's executor, each as one task that writes the newest pending state and
+ * reports it; a task that finds more pending hands the next write to the executor again. A real node's executor is a
+ * thread of its own ({@link #onOwnThread}), started with the first save and ended on {@link #close()} once the last
+ * save asked for has been written; the simulation's runs the writes as timed tasks of the simulated process, so that
+ * a schedule with writes in flight still replays from its seed.
  *
  * <p>Driver side, like {@link FileDurableState}: the only class of the protocol that starts a thread.
  */
 final class GroupCommitWriter {
 
-    /** Told on the writer's thread when the saves up to a sequence number are durable, or could not be made so. */
+    /** Told on the writer's executor when the saves up to a sequence number are durable, or could not be made so. */
     interface Listener {
 
         void written(long upTo);
@@ -26,17 +34,37 @@ final class GroupCommitWriter {
 
     private final DurableState durable;
     private final String name;
+    private final Executor executor;
+    private final Runnable stopExecutor;
     private final Object lock = new Object();
     private Listener listener;
+    // Guarded by lock: the newest save not yet started, whether a write task is queued or running, and the end.
     private AcceptorState pending;
     private long pendingUpTo;
+    private boolean running;
     private boolean closing;
-    private Thread thread;
+    private boolean closed;
     private long writes;
 
-    GroupCommitWriter(DurableState durable, String name) {
+    /**
+     * A writer whose writes run on {@code executor}, one task at a time; {@code stopExecutor} is run once, after the
+     * state is closed, when nothing is left to write.
+     */
+    GroupCommitWriter(DurableState durable, String name, Executor executor, Runnable stopExecutor) {
         this.durable = Objects.requireNonNull(durable, "durable");
         this.name = name;
+        this.executor = Objects.requireNonNull(executor, "executor");
+        this.stopExecutor = Objects.requireNonNull(stopExecutor, "stopExecutor");
+    }
+
+    /** A writer on a daemon thread of its own, {@code baton-quorum-writer-<name>}, started with the first save. */
+    static GroupCommitWriter onOwnThread(DurableState durable, String name) {
+        ExecutorService thread = Executors.newSingleThreadExecutor(task -> {
+            Thread t = new Thread(task, "baton-quorum-writer-" + name);
+            t.setDaemon(true);
+            return t;
+        });
+        return new GroupCommitWriter(durable, name, thread, thread::shutdown);
     }
 
     /** Who is told about completed writes; set once, before the first {@link #submit}. */
@@ -52,20 +80,15 @@ final class GroupCommitWriter {
             }
             pending = state;
             pendingUpTo = seq;
-            if (thread == null) {
-                thread = new Thread(this::run, "baton-quorum-writer-" + name);
-                thread.setDaemon(true);
-                thread.start();
-            }
-            lock.notifyAll();
+            wake();
         }
     }
 
-    /** Ends the thread once every submitted save has been written, closing the state (see DurableState#close). */
+    /** Ends the writer once every submitted save has been written, closing the state (see DurableState#close). */
     void close() {
         synchronized (lock) {
             closing = true;
-            lock.notifyAll();
+            wake();
         }
     }
 
@@ -76,55 +99,67 @@ final class GroupCommitWriter {
         }
     }
 
+    /** Queues a write task unless one is queued or running (which picks up what is pending when it ends). */
+    private void wake() {
+        if (!running && !closed) {
+            running = true;
+            executor.execute(this::writeNext);
+        }
+    }
+
+    /** One write task: writes the newest pending state, reports it, and queues the next task if more is pending. */
+    private void writeNext() {
+        AcceptorState state;
+        long upTo;
+        synchronized (lock) {
+            if (pending == null) {
+                running = false;
+                if (!closing || closed) {
+                    return;
+                }
+                closed = true;
+            }
+            state = pending;
+            upTo = pendingUpTo;
+            pending = null;
+        }
+        if (state == null) {
+            closeDurable();
+            stopExecutor.run();
+            return;
+        }
+        RuntimeException failure = null;
+        try {
+            durable.store(state);
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        synchronized (lock) {
+            writes++;
+        }
+        try {
+            if (failure == null) {
+                listener.written(upTo);
+            } else {
+                listener.failed(upTo, failure);
+            }
+        } catch (RuntimeException e) {
+            // The node's scheduler is gone (the election closed without waiting): nothing is left to release.
+            log.debug("vote writer of {}: completion of save {} not delivered", name, upTo, e);
+        }
+        synchronized (lock) {
+            running = false;
+            if (pending != null || closing) {
+                wake();
+            }
+        }
+    }
+
     private void closeDurable() {
         try {
             durable.close();
         } catch (RuntimeException e) {
             log.debug("vote writer of {}: closing {} failed", name, durable, e);
-        }
-    }
-
-    private void run() {
-        while (true) {
-            AcceptorState state;
-            long upTo;
-            synchronized (lock) {
-                while (pending == null && !closing) {
-                    try {
-                        lock.wait();
-                    } catch (InterruptedException e) {
-                        // Nobody but the JVM's shutdown interrupts this thread; nothing unwritten was sent.
-                        Thread.currentThread().interrupt();
-                        return;
-                    }
-                }
-                if (pending == null) {
-                    closeDurable();
-                    return;
-                }
-                state = pending;
-                upTo = pendingUpTo;
-                pending = null;
-            }
-            RuntimeException failure = null;
-            try {
-                durable.store(state);
-            } catch (RuntimeException e) {
-                failure = e;
-            }
-            synchronized (lock) {
-                writes++;
-            }
-            try {
-                if (failure == null) {
-                    listener.written(upTo);
-                } else {
-                    listener.failed(upTo, failure);
-                }
-            } catch (RuntimeException e) {
-                // The node's scheduler is gone (the election closed without waiting): nothing is left to release.
-                log.debug("vote writer of {}: completion of save {} not delivered", name, upTo, e);
-            }
         }
     }
 }

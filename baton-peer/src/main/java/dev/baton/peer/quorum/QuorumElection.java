@@ -63,11 +63,19 @@ public final class QuorumElection extends PeerElection<QuorumMessage, QuorumElec
     public QuorumElection(String group, MemberCard card, QuorumConfig config, Transport<QuorumMessage> transport,
             DurableState durable, Clock clock, Scheduler scheduler, Random random, Executor eventExecutor,
             Runnable afterClose) {
+        this(group, card, config, transport, durable, Effects::forState, clock, scheduler, random, eventExecutor,
+                afterClose);
+    }
+
+    /** An election whose saves go through the driver {@code driver} makes (the simulation's disks). */
+    QuorumElection(String group, MemberCard card, QuorumConfig config, Transport<QuorumMessage> transport,
+            DurableState durable, Effects.Factory driver, Clock clock, Scheduler scheduler, Random random,
+            Executor eventExecutor, Runnable afterClose) {
         super(group, transport, scheduler, eventExecutor, Objects.requireNonNull(config, "config").heartbeatTimeout(),
                 afterClose, events -> new Machine(new QuorumNode(group, transport.local(),
                         Objects.requireNonNull(card, "card"), config, transport,
-                        Objects.requireNonNull(durable, "durable"), Objects.requireNonNull(clock, "clock"), scheduler,
-                        Objects.requireNonNull(random, "random"), events)));
+                        Objects.requireNonNull(durable, "durable"), driver, Objects.requireNonNull(clock, "clock"),
+                        scheduler, Objects.requireNonNull(random, "random"), events)));
         this.config = config;
         this.membership = new PeerMembership(new QuorumMembership(node()), scheduler);
     }

@@ -90,8 +90,8 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
     private Cancellable phaseTimer = Cancellable.NONE;
 
     QuorumNode(String group, PeerAddress self, MemberCard card, QuorumConfig config,
-            Transport<QuorumMessage> transport, DurableState durable, Clock clock, Scheduler scheduler,
-            Random random, EventDispatcher events) {
+            Transport<QuorumMessage> transport, DurableState durable, Effects.Factory driver, Clock clock,
+            Scheduler scheduler, Random random, EventDispatcher events) {
         this.group = group;
         this.self = self;
         this.card = card;
@@ -101,7 +101,7 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
         this.scheduler = scheduler;
         this.random = random;
         this.output = new NodeOutput(events, clock);
-        this.effects = Effects.forState(durable, transport, scheduler, group + "-" + self,
+        this.effects = driver.create(durable, transport, scheduler, group + "-" + self,
                 e -> reportError("cannot save the election state; the vote was not sent", e));
         this.notices = new Notices(output, effects);
         this.tickFailures = new TickFailures(log, clock, output, "[" + group + " " + self + "]");
