@@ -24,10 +24,14 @@ import dev.baton.work.internal.reconcile.UserHooks;
 import dev.baton.work.internal.reconcile.WorkerFleet;
 import dev.baton.work.internal.route.BusCodec;
 import dev.baton.work.source.DesiredStateSource;
+import dev.baton.work.internal.route.BusMessage;
 import dev.baton.work.worker.WorkerMessage;
+import dev.baton.work.worker.WorkerTransport;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -38,11 +42,13 @@ import org.junit.jupiter.api.Test;
  * A leader that believes it still leads after the store issued a newer term (a paused process, a partition): its
  * first write is refused by the store, it stops, and it never subscribes anything on a worker. And a leader frozen
  * past its leadership's local deadline neither writes nor commands a worker when it resumes, though nothing has
- * told it yet; and if its leadership is extended after all, it carries on.
+ * told it yet; and if its leadership is extended after all, it carries on. And a command a leader let go just before
+ * it was deposed, which reaches a worker after its successor's, is refused there: it carries the older term.
  */
 class DeposedLeaderTest {
 
     private static final String WORKER = "ws://w1:8000";
+    private static final String OTHER = "ws://w2:8000";
 
     private final FakeClock clock = new FakeClock();
     private final DeterministicScheduler scheduler = new DeterministicScheduler(clock);
@@ -56,6 +62,12 @@ class DeposedLeaderTest {
     /** A leader role of {@code leadership} for the one worker; blocking calls run on {@code sourceExecutor}. */
     private LeaderRole role(Leadership leadership, WorkClusterConfig config, Executor sourceExecutor,
             Consumer<LeaderRole> onStopped) {
+        return role(leadership, config, sourceExecutor, onStopped, List.of(WORKER), workers);
+    }
+
+    /** A leader role of {@code leadership} for {@code urls}, reached through {@code transport}. */
+    private LeaderRole role(Leadership leadership, WorkClusterConfig config, Executor sourceExecutor,
+            Consumer<LeaderRole> onStopped, List<String> urls, WorkerTransport transport) {
         LocalOutput local = new LocalOutput() {
             @Override
             public void event(WorkClusterEvent event) { }
@@ -68,7 +80,7 @@ class DeposedLeaderTest {
         };
         LeaderRole role = new LeaderRole(new ClusterStore(store, "cameras", leadership.nodeId(), new BusCodec()),
                 config, new NoMembers(), new LeaderThreads(scheduler, clock, new Random(1), sourceExecutor),
-                new WorkerFleet(List.of(WORKER), workers),
+                new WorkerFleet(urls, transport),
                 new UserHooks(DesiredStateSource.NONE, AssignmentHook.NONE, SessionPatchHandler.NONE), local,
                 leadership, onStopped);
         scheduler.execute(role::start);
@@ -185,8 +197,109 @@ class DeposedLeaderTest {
         assertThat(received()).isEqualTo(sent);
     }
 
+    @Test
+    void aSubscribeADeposedLeaderSentBeforeItsSuccessorTookOverIsRefusedByTheWorker() {
+        workers.add(OTHER);
+        FreezableTransport frozen = new FreezableTransport(workers);
+        long oldTerm = granted(store.leases().acquire("cameras", NodeInfo.of("old", "x"), Duration.ofSeconds(3)));
+        LeaderRole old = role(leadership("old", oldTerm), WorkClusterConfig.fast(), Runnable::run, r -> { },
+                List.of(WORKER, OTHER), frozen);
+        scheduler.advance(Duration.ofSeconds(2)); // connected to both, reported, settled; nothing desired yet
+
+        // The old leader records d1;c1 on a worker under its term, finds its leadership valid and hands the subscribe
+        // to the socket; then its process freezes before the text is written.
+        frozen.freeze();
+        desire("d1;c1", "old", oldTerm);
+        scheduler.execute(() -> old.regenerate("an item was added"));
+        scheduler.runUntilIdle();
+        assertThat(frozen.held()).singleElement().satisfies(h -> assertThat(h.text()).contains("\"subscribe\""));
+        String first = frozen.held().get(0).worker();
+        String second = first.equals(WORKER) ? OTHER : WORKER;
+
+        // Its lease runs out; a successor leads term 2, an operator drains the first worker, and the successor moves
+        // the item to the second one and stops it on the first.
+        scheduler.advance(Duration.ofSeconds(2));
+        long newTerm = granted(store.leases().acquire("cameras", NodeInfo.of("new", "x"), Duration.ofSeconds(30)));
+        LeaderRole successor = role(new Leadership("cameras", "new", newTerm, Long.MAX_VALUE, clock, t -> true),
+                WorkClusterConfig.fast(), Runnable::run, r -> { }, List.of(WORKER, OTHER), workers);
+        scheduler.runUntilIdle();
+        successor.handle(new BusMessage.DrainWorker("cameras", "drain-1", "ops", first, true, "maintenance"));
+        scheduler.advance(Duration.ofSeconds(5));
+        assertThat(workers.placements()).containsExactly(Map.entry("d1;c1", List.of(second)));
+
+        // The old process thaws and its subscribe, of term 1, reaches the first worker after the successor's commands.
+        frozen.thaw();
+        scheduler.runUntilIdle();
+
+        assertThat(workers.get(first).received).endsWith("subscribe d1;c1");
+        assertThat(workers.placements()).as("the item runs on one worker only")
+                .containsExactly(Map.entry("d1;c1", List.of(second)));
+        assertThat(workers.get(first).refused).containsExactly("subscribe d1;c1 of term " + oldTerm + ", newest "
+                + newTerm);
+    }
+
     private static long granted(CompletableFuture<AcquireResult> result) {
         return ((AcquireResult.Granted) result.join()).term();
+    }
+
+    /**
+     * The workers' transport with a switch: once frozen, every text a socket is asked to send is held (with the
+     * worker it was for) until thawed, as a process frozen after its last check and before the write.
+     */
+    private static final class FreezableTransport implements WorkerTransport {
+        record Held(String worker, String text, Runnable write) { }
+
+        private final WorkerTransport delegate;
+        private final List<Held> held = new ArrayList<>();
+        private boolean frozen;
+
+        FreezableTransport(WorkerTransport delegate) {
+            this.delegate = delegate;
+        }
+
+        void freeze() {
+            frozen = true;
+        }
+
+        /** Writes what was held, in order, and sends at once from now on. */
+        void thaw() {
+            frozen = false;
+            held.forEach(h -> h.write().run());
+            held.clear();
+        }
+
+        List<Held> held() {
+            return List.copyOf(held);
+        }
+
+        @Override
+        public CompletableFuture<Socket> open(URI uri, Duration timeout, Handler handler) {
+            return delegate.open(uri, timeout, handler).thenApply(socket -> new Socket() {
+                @Override
+                public void send(String text) {
+                    if (frozen) {
+                        held.add(new Held(uri.toString(), text, () -> socket.send(text)));
+                    } else {
+                        socket.send(text);
+                    }
+                }
+
+                @Override
+                public void request(long n) {
+                    socket.request(n);
+                }
+
+                @Override
+                public void close() {
+                    socket.close();
+                }
+
+                @Override
+                public void abort() {
+                    socket.abort();
+                }
+            });
+        }
     }
 
     /** A registry with nobody in it. */

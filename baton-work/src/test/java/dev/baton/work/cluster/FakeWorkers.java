@@ -2,6 +2,8 @@ package dev.baton.work.cluster;
 
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
+import dev.baton.work.internal.worker.FencedCommand;
+import dev.baton.work.internal.worker.LeaderTermFence;
 import dev.baton.work.internal.worker.WorkerCommand;
 import dev.baton.work.worker.WorkerMessage;
 import dev.baton.work.internal.worker.WorkerProtocolCodec;
@@ -22,11 +24,13 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Workers of seed 001 in memory, reached through a {@link WorkerTransport}: each keeps the subscriptions it is given,
- * answers every command with a state report, reports every 2 s on the test's scheduler, and can be killed (its
- * connections reset, its subscriptions lost), restarted, told to ignore subscribes, or made to emit a result. It
- * counts every subscribe it receives per item, so a test can tell whether anything was subscribed twice. Messages
- * can be given a random latency ({@link #latency}).
+ * Workers of the original protocol in memory, reached through a {@link WorkerTransport}: each keeps the subscriptions
+ * it is given, answers every command with a state report, reports every 2 s on the test's scheduler, and can be
+ * killed (its connections reset, its subscriptions lost), restarted, told to ignore subscribes, or made to emit a
+ * result. It counts every subscribe it receives per item, so a test can tell whether anything was subscribed twice.
+ * Like a real worker it refuses a command whose {@code leaderTerm} is older than a newer leader's on a connection
+ * still open ({@link LeaderTermFence}), and lists what it refused. Messages can be given a random latency
+ * ({@link #latency}).
  */
 final class FakeWorkers implements WorkerTransport {
 
@@ -101,6 +105,9 @@ final class FakeWorkers implements WorkerTransport {
         final Map<String, WorkerCommand.Subscribe> subscriptions = new TreeMap<>();
         final Map<String, Integer> subscribesReceived = new HashMap<>();
         final List<String> received = new ArrayList<>();
+        /** Commands refused as a deposed leader's, e.g. {@code "subscribe d1;c1 of term 3, newest 4"}. */
+        final List<String> refused = new ArrayList<>();
+        final LeaderTermFence<FakeSocket> fence = new LeaderTermFence<>();
         final List<FakeSocket> sockets = new ArrayList<>();
         boolean running = true;
         boolean cut;
@@ -121,6 +128,7 @@ final class FakeWorkers implements WorkerTransport {
         void kill() {
             running = false;
             subscriptions.clear();
+            fence.clear();
             for (FakeSocket s : List.copyOf(sockets)) {
                 s.open = false;
                 s.handler.onError(new IOException("connection reset"));
@@ -137,6 +145,7 @@ final class FakeWorkers implements WorkerTransport {
             cut = true;
             for (FakeSocket s : List.copyOf(sockets)) {
                 s.open = false;
+                fence.closed(s);
                 s.handler.onError(new IOException("connection reset"));
             }
             sockets.clear();
@@ -211,15 +220,21 @@ final class FakeWorkers implements WorkerTransport {
             if (silent) {
                 return;
             }
-            WorkerCommand command;
+            FencedCommand fenced;
             try {
-                command = codec.decodeCommand(text);
+                fenced = codec.decodeFencedCommand(text);
             } catch (WorkerProtocolException e) {
                 throw new AssertionError("the backend sent an invalid command: " + text, e);
             }
+            WorkerCommand command = fenced.command();
             String about = command instanceof WorkerCommand.Subscribe s ? " " + s.subscriptionIdentifier()
                     : command instanceof WorkerCommand.Unsubscribe u ? " " + u.subscriptionIdentifier() : "";
             received.add(command.type() + about);
+            if (fence.admit(socket, fenced) == LeaderTermFence.Verdict.STALE) {
+                refused.add(command.type() + about + " of term " + fenced.leaderTerm() + ", newest "
+                        + fence.newestTerm());
+                return;
+            }
             if (command instanceof WorkerCommand.Subscribe s) {
                 subscribesReceived.merge(s.subscriptionIdentifier(), 1, Integer::sum);
                 if (ignoreSubscribes) {
@@ -311,6 +326,7 @@ final class FakeWorkers implements WorkerTransport {
         public void close() {
             open = false;
             worker.sockets.remove(this);
+            worker.fence.closed(this);
         }
 
         @Override
