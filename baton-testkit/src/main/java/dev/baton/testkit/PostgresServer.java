@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -22,7 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * PostgreSQL someone else started (DESIGN §7), and can inject the faults a store must survive: {@link #kill()} (a
  * crash: the data survives through crash recovery), {@link #stop()} + {@link #restart()}, {@link #pause()} (a hung
  * server whose connections, old and new, get no answer), and {@link #snapshotSchema} + {@link #restoreSchema} (a
- * database restored from an older backup).
+ * database restored from an older backup). Built {@link Builder#withStoreClock() with a store clock}, its wall clock
+ * can be stepped and skewed without touching the machine's ({@link #storeClock()}).
  *
  * <p>Binaries: {@code initdb} and {@code postgres} (PostgreSQL 10 or newer) from {@code PATH} or Debian's
  * {@code /usr/lib/postgresql/VERSION/bin}, else the bundle shipped in
@@ -64,6 +66,8 @@ public final class PostgresServer implements AutoCloseable {
 
     private final PostgresCluster cluster;
     private final String password;
+    /** The clock the server reads, or null for the machine's. */
+    private final StoreClock clock;
     private int port;
     /** The launched process: the postmaster itself (setpriv and direct launches) or runuser around it. */
     private Process process;
@@ -72,10 +76,11 @@ public final class PostgresServer implements AutoCloseable {
     private boolean closed;
     private int snapshots;
 
-    private PostgresServer(PostgresCluster cluster, int port, String password) {
+    private PostgresServer(PostgresCluster cluster, int port, String password, StoreClock clock) {
         this.cluster = cluster;
         this.port = port;
         this.password = password;
+        this.clock = clock;
     }
 
     /** Starts a fresh private server on a free loopback port with the default binaries. */
@@ -95,6 +100,15 @@ public final class PostgresServer implements AutoCloseable {
      */
     public static String binaries() {
         return PostgresBinaries.resolve().describe() + ", run " + PostgresAccount.current().describe();
+    }
+
+    /**
+     * Why a server with a {@link Builder#withStoreClock() store clock} cannot start here with the default binaries
+     * ("no C compiler ...", "not a dynamically linked ELF executable ..."), or empty if it can. For a JUnit
+     * assumption. Resolves the binaries and compiles the clock's library on first use.
+     */
+    public static Optional<String> whyStoreClockUnavailable() {
+        return StoreClockLibrary.whyUnavailable(PostgresBinaries.resolve().postgres());
     }
 
     /** Always {@code 127.0.0.1}: the server listens on loopback only. */
@@ -267,6 +281,20 @@ public final class PostgresServer implements AutoCloseable {
         PostgresSchemaCopy.restore(this, snapshot);
     }
 
+    /**
+     * The server's wall clock, to step or skew: the time {@code now()}, {@code clock_timestamp()} and every
+     * timestamp the server takes read. Every backend follows a change at its next clock read; {@code now()} is the
+     * start of the current transaction, so a transaction already open keeps the time it started with.
+     *
+     * @throws IllegalStateException if the server was not built {@link Builder#withStoreClock() with a store clock}
+     */
+    public StoreClock storeClock() {
+        if (clock == null) {
+            throw new IllegalStateException(this + " reads the machine's clock; build it withStoreClock()");
+        }
+        return clock;
+    }
+
     /** Resumes, stops and deletes the server's directory with its data. Idempotent; also run by a shutdown hook. */
     @Override
     public synchronized void close() {
@@ -279,6 +307,9 @@ public final class PostgresServer implements AutoCloseable {
         } finally {
             LIVE.remove(this);
             cluster.delete();
+            if (clock != null) {
+                clock.delete();
+            }
         }
     }
 
@@ -317,6 +348,9 @@ public final class PostgresServer implements AutoCloseable {
 
     private Process spawn(int candidate) {
         ProcessBuilder postmaster = cluster.postmaster(candidate);
+        if (clock != null) {
+            clock.applyTo(postmaster.environment());
+        }
         try {
             Process started = postmaster.start();
             started.getOutputStream().close();
@@ -429,6 +463,7 @@ public final class PostgresServer implements AutoCloseable {
         private String password;
         private boolean embedded;
         private Path binaryDirectory;
+        private boolean storeClock;
 
         private Builder() {}
 
@@ -467,21 +502,51 @@ public final class PostgresServer implements AutoCloseable {
             return this;
         }
 
-        /** Creates the cluster and database, launches the server and waits until it accepts connections. */
+        /**
+         * Runs the server on a {@link StoreClock} of its own, which {@link PostgresServer#storeClock()} steps and
+         * skews ({@code now()} follows it; the machine's clock is not touched). Only the server reads it:
+         * {@code initdb} runs on the machine's clock. Needs Linux, a C compiler and dynamically linked binaries
+         * ({@link PostgresServer#whyStoreClockUnavailable()}). Default off.
+         */
+        public Builder withStoreClock() {
+            this.storeClock = true;
+            return this;
+        }
+
+        /**
+         * Creates the cluster and database, launches the server and waits until it accepts connections.
+         *
+         * @throws StoreClock.UnavailableException if a store clock was asked for and cannot run here
+         */
         public PostgresServer start() {
             PostgresBinaries binaries = binaryDirectory != null ? PostgresBinaries.in(binaryDirectory)
                     : embedded ? PostgresBinaries.embedded()
                     : PostgresBinaries.resolve();
             PostgresAccount account = PostgresAccount.current();
+            StoreClock clock = null;
+            if (storeClock) {
+                StoreClockLibrary.requireUsableWith(binaries.postgres());
+                account.requireReachable(StoreClockLibrary.path(), "store clock library");
+                clock = StoreClock.create();
+                try {
+                    account.requireReachable(clock.file(), "store clock file");
+                } catch (RuntimeException e) {
+                    clock.delete();
+                    throw e;
+                }
+            }
             Path dir;
             try {
                 dir = Files.createTempDirectory("baton-postgres-server-");
             } catch (IOException e) {
+                if (clock != null) {
+                    clock.delete();
+                }
                 throw new UncheckedIOException("cannot create a temporary directory for postgres", e);
             }
             String chosenPassword = password != null ? password : randomPassword();
             PostgresCluster cluster = new PostgresCluster(binaries, account, dir);
-            PostgresServer server = new PostgresServer(cluster, port, chosenPassword);
+            PostgresServer server = new PostgresServer(cluster, port, chosenPassword, clock);
             LIVE.add(server);
             try {
                 synchronized (server) {

@@ -35,10 +35,13 @@ final class RedisLauncher {
 
     private final Path binary;
     private final Path dir;
+    /** The clock the server reads, or null for the machine's. */
+    private final StoreClock clock;
 
-    RedisLauncher(Path binary, Path dir) {
+    RedisLauncher(Path binary, Path dir, StoreClock clock) {
         this.binary = binary;
         this.dir = dir;
+        this.clock = clock;
     }
 
     /**
@@ -84,11 +87,14 @@ final class RedisLauncher {
         try {
             Path config = dir.resolve(CONFIG_FILE);
             Files.writeString(config, config(candidate, aof), StandardCharsets.UTF_8);
-            return new ProcessBuilder(binary.toString(), config.toString())
+            ProcessBuilder server = new ProcessBuilder(binary.toString(), config.toString())
                     .directory(dir.toFile())
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(LOG_FILE).toFile()))
-                    .start();
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(LOG_FILE).toFile()));
+            if (clock != null) {
+                clock.applyTo(server.environment());
+            }
+            return server.start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start " + binary + ": " + e.getMessage(), e);
         }

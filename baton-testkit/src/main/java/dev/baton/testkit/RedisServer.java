@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
@@ -21,7 +22,9 @@ import java.util.function.Predicate;
  * <p>It can also come back with an <em>older</em> state, as a production Redis does when it is restored from an RDB
  * snapshot or its AOF lost the last second before a crash: {@link #snapshot()} + {@link #restartFrom(Snapshot)},
  * {@link #aofMark()} + {@link #restartWithAofTruncatedTo(AofMark)} (with {@link Builder#appendOnly(boolean)}), and
- * {@link #restartEmpty()}. Every restart keeps the port, so clients reconnect on their own.
+ * {@link #restartEmpty()}. Every restart keeps the port, so clients reconnect on their own. Built
+ * {@link Builder#withStoreClock() with a store clock}, its wall clock (key expiry) can be stepped and skewed without
+ * touching the machine's ({@link #storeClock()}).
  *
  * <p>Every server started is stopped and its directory deleted by {@link #close()}, and by a JVM shutdown hook if a
  * test forgot or failed before closing it. Instances are thread-safe.
@@ -53,18 +56,20 @@ public final class RedisServer implements AutoCloseable {
     private final Path dir;
     private final RedisDataFiles files;
     private final RedisLauncher launcher;
+    private final StoreClock clock;
     private int port;
     private int snapshots;
     private Process process;
     private boolean paused;
     private boolean closed;
 
-    private RedisServer(Path binary, int port, boolean appendOnly, Path dir) {
+    private RedisServer(Path binary, int port, boolean appendOnly, Path dir, StoreClock clock) {
         this.port = port;
         this.appendOnly = appendOnly;
         this.dir = dir;
+        this.clock = clock;
         this.files = new RedisDataFiles(dir);
-        this.launcher = new RedisLauncher(binary, dir);
+        this.launcher = new RedisLauncher(binary, dir, clock);
     }
 
     /** Starts a fresh private server on a free loopback port, without persistence. */
@@ -83,6 +88,15 @@ public final class RedisServer implements AutoCloseable {
      */
     public static Path binary() {
         return RedisBinary.resolve();
+    }
+
+    /**
+     * Why a server with a {@link Builder#withStoreClock() store clock} cannot start here with the default
+     * {@link #binary()} ("no C compiler ...", "not a dynamically linked ELF executable ..."), or empty if it can. For a
+     * JUnit assumption. Compiles the clock's library on first use.
+     */
+    public static Optional<String> whyStoreClockUnavailable() {
+        return StoreClockLibrary.whyUnavailable(binary());
     }
 
     /** Always {@code 127.0.0.1}: the server binds loopback only. */
@@ -309,7 +323,22 @@ public final class RedisServer implements AutoCloseable {
         } finally {
             LIVE.remove(this);
             ServerProcesses.deleteRecursively(dir);
+            if (clock != null) {
+                clock.delete();
+            }
         }
+    }
+
+    /**
+     * The server's wall clock, to step or skew: the time {@code PX} expiry and {@code TIME} read.
+     *
+     * @throws IllegalStateException if the server was not built {@link Builder#withStoreClock() with a store clock}
+     */
+    public StoreClock storeClock() {
+        if (clock == null) {
+            throw new IllegalStateException(this + " reads the machine's clock; build it withStoreClock()");
+        }
+        return clock;
     }
 
     /** Whether the server runs with an AOF ({@link Builder#appendOnly(boolean)}). */
@@ -420,6 +449,7 @@ public final class RedisServer implements AutoCloseable {
         private int port;
         private boolean appendOnly;
         private Path binary;
+        private boolean storeClock;
 
         private Builder() {}
 
@@ -454,16 +484,38 @@ public final class RedisServer implements AutoCloseable {
             return this;
         }
 
-        /** Launches the server and waits until it answers PING (and is the process we started). */
+        /**
+         * Runs the server on a {@link StoreClock} of its own, which {@link RedisServer#storeClock()} steps and skews
+         * (key expiry and {@code TIME} follow it; the machine's clock is not touched). Needs Linux, a C compiler and
+         * a dynamically linked binary ({@link RedisServer#whyStoreClockUnavailable()}). Default off.
+         */
+        public Builder withStoreClock() {
+            this.storeClock = true;
+            return this;
+        }
+
+        /**
+         * Launches the server and waits until it answers PING (and is the process we started).
+         *
+         * @throws StoreClock.UnavailableException if a store clock was asked for and cannot run here
+         */
         public RedisServer start() {
             Path executable = binary != null ? binary : RedisServer.binary();
+            StoreClock clock = null;
+            if (storeClock) {
+                StoreClockLibrary.requireUsableWith(executable);
+                clock = StoreClock.create();
+            }
             Path dir;
             try {
                 dir = Files.createTempDirectory("baton-redis-");
             } catch (IOException e) {
+                if (clock != null) {
+                    clock.delete();
+                }
                 throw new UncheckedIOException("cannot create a temporary directory for redis-server", e);
             }
-            RedisServer server = new RedisServer(executable, port, appendOnly, dir);
+            RedisServer server = new RedisServer(executable, port, appendOnly, dir, clock);
             LIVE.add(server);
             try {
                 synchronized (server) {
