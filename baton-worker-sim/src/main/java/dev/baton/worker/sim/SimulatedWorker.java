@@ -18,11 +18,12 @@ import org.java_websocket.WebSocket;
 import org.java_websocket.framing.CloseFrame;
 
 /**
- * A worker of seed 001 that runs no model: a real WebSocket server on a loopback port speaking the worker side of the
- * seed's JSON protocol. It keeps the subscriptions it is given ({@code subscribe}, {@code unsubscribe}), answers
+ * A worker of the original design that runs no model: a real WebSocket server on a loopback port speaking the worker
+ * side of the seed's JSON protocol. It keeps the subscriptions it is given ({@code subscribe}, {@code unsubscribe}), answers
  * {@code requestState}, {@code subscribe} and {@code unsubscribe} with a {@code stateReport}, sends a
  * {@code stateReport} with its CPU and memory every report interval (2 s, as the seed's workers), and emits
- * {@code imageDetection} results for each subscription at a configurable rate.
+ * {@code imageDetection} results for each subscription at a configurable rate. It refuses a command of a deposed
+ * leader: one whose {@code leaderTerm} is below a newer leader's on a connection still open ({@link #refused()}).
  *
  * <p>For fault tests it can be {@linkplain #kill() killed} (connections dropped without a close handshake, as when
  * the process dies; its subscriptions are lost like a real worker's), {@linkplain #restart() restarted} on the same
@@ -152,7 +153,7 @@ public final class SimulatedWorker implements AutoCloseable {
     }
 
     private void bind() {
-        SocketServer s = new SocketServer(new InetSocketAddress(host, port), this::onMessage);
+        SocketServer s = new SocketServer(new InetSocketAddress(host, port), this::onMessage, protocol::closed);
         s.setReuseAddr(true);
         s.setTcpNoDelay(true);
         s.start();
@@ -233,6 +234,23 @@ public final class SimulatedWorker implements AutoCloseable {
     /** Every message received since start, as JSON text, in order of arrival (also across restarts). */
     public List<String> received() {
         return protocol.received();
+    }
+
+    /**
+     * Every command it refused as a deposed leader's, as JSON text, in order of arrival: its {@code leaderTerm} was
+     * below the highest one a backend sent on a connection still open (or not a positive integer). A refused command
+     * is not carried out and not answered; it is also in {@link #received()}.
+     */
+    public List<String> refused() {
+        return protocol.refused();
+    }
+
+    /**
+     * The highest {@code leaderTerm} a backend sent on a connection still open, 0 if none: commands of a lower term
+     * are refused. Forgotten when {@linkplain #kill() killed}.
+     */
+    public long leaderTerm() {
+        return protocol.newestLeaderTerm();
     }
 
     /** The {@code type} of every message received, in order; {@code "?"} for text that was not a message. */
@@ -345,7 +363,7 @@ public final class SimulatedWorker implements AutoCloseable {
 
     private void onMessage(WebSocket conn, String text) {
         listener.onCommand(text);
-        protocol.onCommand(text, reply -> sender.send(conn, reply));
+        protocol.onCommand(conn, text, reply -> sender.send(conn, reply));
         String reason = drainReason;
         if (reason != null && "requestState".equals(WorkerJson.typeOf(text))) {
             sender.send(conn, WorkerJson.draining(reason)); // a new backend connection: announce it there too

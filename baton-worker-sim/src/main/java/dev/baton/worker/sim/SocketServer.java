@@ -3,30 +3,35 @@ package dev.baton.worker.sim;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.java_websocket.WebSocket;
 import org.java_websocket.handshake.ClientHandshake;
 import org.java_websocket.server.WebSocketServer;
 
 /**
  * The Java-WebSocket server under a {@link SimulatedWorker}: one selector thread, every text message handed to the
- * worker. {@link #started} opens once it listens or failed to bind ({@link #failure} then says why).
+ * worker, and every connection's close. {@link #started} opens once it listens or failed to bind ({@link #failure} then says why).
  */
 final class SocketServer extends WebSocketServer {
 
     final CountDownLatch started = new CountDownLatch(1);
     volatile Exception failure;
     private final BiConsumer<WebSocket, String> onMessage;
+    private final Consumer<WebSocket> onClose;
 
-    SocketServer(InetSocketAddress address, BiConsumer<WebSocket, String> onMessage) {
+    SocketServer(InetSocketAddress address, BiConsumer<WebSocket, String> onMessage, Consumer<WebSocket> onClose) {
         super(address, 1);
         this.onMessage = onMessage;
+        this.onClose = onClose;
     }
 
     @Override
     public void onOpen(WebSocket conn, ClientHandshake handshake) { }
 
     @Override
-    public void onClose(WebSocket conn, int code, String reason, boolean remote) { }
+    public void onClose(WebSocket conn, int code, String reason, boolean remote) {
+        onClose.accept(conn);
+    }
 
     @Override
     public void onMessage(WebSocket conn, String message) {

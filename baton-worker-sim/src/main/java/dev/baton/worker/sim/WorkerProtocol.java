@@ -10,13 +10,18 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a simulated worker holds and how it answers commands: the subscriptions it was given, the sessions set per
- * display, and every message received. Thread-safe: commands arrive on the server's thread while the worker's timer
- * reads the subscriptions.
+ * display, and every message received. A command of a deposed leader (its {@code leaderTerm} below a newer leader's,
+ * {@link LeaderTermFence}) is recorded as refused and neither carried out nor answered. Thread-safe: commands arrive
+ * on the server's thread while the worker's timer reads the subscriptions.
  */
 final class WorkerProtocol {
+
+    private static final Logger log = LoggerFactory.getLogger(WorkerProtocol.class);
 
     /** Where an answer goes: the connection the command came on. */
     interface Reply {
@@ -30,19 +35,37 @@ final class WorkerProtocol {
     private volatile java.util.function.BiConsumer<java.time.Duration, Runnable> timer;
     private final Map<String, JsonNode> sessions = new ConcurrentHashMap<>();
     private final List<String> received = new CopyOnWriteArrayList<>();
+    private final List<String> refused = new CopyOnWriteArrayList<>();
+    private final LeaderTermFence fence = new LeaderTermFence();
     private volatile double cpuUsage = 10.0;
     private volatile double memoryUsage = 20.0;
     private final Map<String, Double> costs = new ConcurrentHashMap<>();
 
-    /** Records a command and answers it as a worker does; text that is not JSON is recorded and ignored. */
-    void onCommand(String text, Reply reply) {
+    /**
+     * Records a command that came on {@code connection} and answers it as a worker does; text that is not JSON is
+     * recorded and ignored. Judging the term and carrying the command out are one step, so a newer leader's command
+     * on another connection cannot slip in between.
+     */
+    synchronized void onCommand(Object connection, String text, Reply reply) {
         received.add(text);
         JsonNode message = WorkerJson.read(text);
         if (message == null) {
             return;
         }
+        String type = message.path("type").asText("");
+        long term = LeaderTermFence.termOf(message);
+        if (!fence.admit(connection, term)) {
+            refused.add(text);
+            if (term == LeaderTermFence.UNREADABLE) {
+                log.info("refused {}: its leaderTerm {} is not a positive integer", type, message.path("leaderTerm"));
+            } else {
+                log.info("refused {} of leader term {}: a leader of term {} is connected", type, term,
+                        fence.newestTerm());
+            }
+            return;
+        }
         JsonNode payload = message.path("payload");
-        switch (message.path("type").asText("")) {
+        switch (type) {
             case "subscribe" -> {
                 String id = payload.path("subscriptionIdentifier").asText(null);
                 if (id != null && payload instanceof ObjectNode p) {
@@ -96,11 +119,17 @@ final class WorkerProtocol {
         return WorkerJson.stateReport(cpuUsage, memoryUsage, subscriptions, costs);
     }
 
-    /** Forgets the subscriptions and sessions, as a process that died. */
-    void forget() {
+    /** A backend connection closed: the leader terms it brought fence nothing any more. */
+    void closed(Object connection) {
+        fence.closed(connection);
+    }
+
+    /** Forgets the subscriptions, sessions and leader terms, as a process that died. */
+    synchronized void forget() {
         starting.clear();
         subscriptions.clear();
         sessions.clear();
+        fence.clear();
     }
 
     void setCpuUsage(double value) {
@@ -148,5 +177,13 @@ final class WorkerProtocol {
 
     List<String> received() {
         return List.copyOf(received);
+    }
+
+    List<String> refused() {
+        return List.copyOf(refused);
+    }
+
+    long newestLeaderTerm() {
+        return fence.newestTerm();
     }
 }

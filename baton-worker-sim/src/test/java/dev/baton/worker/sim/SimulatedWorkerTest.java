@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.time.Duration;
@@ -141,6 +142,64 @@ class SimulatedWorkerTest {
         assertThat(JSON.readTree(client.texts.get(1)).get("type").asText()).isEqualTo("hello");
         assertThat(client.texts.get(2)).hasSizeGreaterThanOrEqualTo(4096);
         assertThat(JSON.readTree(client.texts.get(2)).get("type").asText()).isEqualTo("patchSession");
+    }
+
+    @Test
+    void refusesACommandOfALeaderOlderThanOneStillConnected() throws Exception {
+        worker = SimulatedWorker.builder().reportInterval(Duration.ofMinutes(1)).start();
+        client = Client.connect(worker);
+        Client successor = Client.connect(worker);
+        try {
+            client.send(withTerm(SUBSCRIBE, 5));
+            await().atMost(5, TimeUnit.SECONDS).until(() -> worker.subscriptions().contains("1;2"));
+            successor.send("{\"type\":\"requestState\",\"leaderTerm\":6}");
+            successor.send("{\"type\":\"unsubscribe\",\"leaderTerm\":6,"
+                    + "\"payload\":{\"subscriptionIdentifier\":\"1;2\"}}");
+            await().atMost(5, TimeUnit.SECONDS).until(() -> worker.subscriptions().isEmpty());
+
+            client.send(withTerm(SUBSCRIBE, 5)); // the deposed leader's subscribe, after its successor's commands
+            client.send("{\"type\":\"requestState\"}"); // no term: carried out, and answered after the refusal
+            await().atMost(5, TimeUnit.SECONDS).until(() -> client.count("stateReport") == 2);
+
+            assertThat(worker.refused()).containsExactly(withTerm(SUBSCRIBE, 5));
+            assertThat(worker.subscriptions()).isEmpty();
+            assertThat(worker.leaderTerm()).isEqualTo(6);
+        } finally {
+            successor.socket.abort();
+        }
+    }
+
+    @Test
+    void aNewerLeadersTermFencesOnlyWhileItsConnectionIsOpen() throws Exception {
+        worker = SimulatedWorker.builder().reportInterval(Duration.ofMinutes(1)).start();
+        Client before = Client.connect(worker);
+        before.send("{\"type\":\"requestState\",\"leaderTerm\":41}");
+        await().atMost(5, TimeUnit.SECONDS).until(() -> worker.leaderTerm() == 41);
+
+        // A leader whose store started its terms again (the in-memory store after a restart) is heard once the
+        // leader of the higher term has gone.
+        before.socket.abort();
+        await().atMost(5, TimeUnit.SECONDS).until(() -> worker.leaderTerm() == 0);
+        client = Client.connect(worker);
+        client.send(withTerm(SUBSCRIBE, 1));
+        await().atMost(5, TimeUnit.SECONDS).until(() -> worker.subscriptions().contains("1;2"));
+        assertThat(worker.refused()).isEmpty();
+        assertThat(worker.leaderTerm()).isEqualTo(1);
+    }
+
+    @Test
+    void aLeaderTermThatIsNotAPositiveIntegerIsRefused() throws Exception {
+        worker = SimulatedWorker.builder().reportInterval(Duration.ofMinutes(1)).start();
+        client = Client.connect(worker);
+        client.send("{\"type\":\"requestState\",\"leaderTerm\":\"six\"}");
+        client.send("{\"type\":\"requestState\",\"leaderTerm\":null}");
+        client.awaitMessage("stateReport");
+        assertThat(worker.refused()).containsExactly("{\"type\":\"requestState\",\"leaderTerm\":\"six\"}");
+        assertThat(client.count("stateReport")).isEqualTo(1);
+    }
+
+    private static String withTerm(String command, long term) throws Exception {
+        return ((ObjectNode) JSON.readTree(command)).put("leaderTerm", term).toString();
     }
 
     /** A minimal backend: the JDK WebSocket client, collecting whole text messages. */
