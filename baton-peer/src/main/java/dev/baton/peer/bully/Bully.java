@@ -1,5 +1,6 @@
 package dev.baton.peer.bully;
 
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.store.LeaderRecordStore;
 import dev.baton.peer.internal.PeerBuilder;
 import dev.baton.peer.internal.PeerWiring;
@@ -59,6 +60,7 @@ public final class Bully {
         private BullyConfig config;
         private LeaderRecordStore store;
         private boolean ownStore;
+        private ElectionMetrics metrics = ElectionMetrics.NONE;
 
         private Builder(Transport<BullyMessage> transport, PeerAddress listen) {
             super(transport, listen);
@@ -97,6 +99,17 @@ public final class Bully {
         }
 
         /**
+         * Where to report the leadership's local deadline ({@link ElectionMetrics#validUntil}): once when this node's
+         * term begins and again each time a read of the leader store confirms the term and moves it, on the
+         * election's scheduler thread, before the new deadline takes effect. The other callbacks are not called.
+         * Default: nowhere.
+         */
+        public Builder metrics(ElectionMetrics value) {
+            this.metrics = Objects.requireNonNull(value, "metrics");
+            return this;
+        }
+
+        /**
          * Builds the election; over TCP the transport is bound when this returns.
          *
          * @throws IllegalArgumentException if the group, the configuration or the leader store is missing
@@ -117,7 +130,7 @@ public final class Bully {
             try {
                 return configure(new BullyElection(group, card(), config, wiring.transport(), store,
                         store instanceof StandaloneLeaderStore, clock(), wiring.scheduler(), wiring.random(),
-                        wiring.eventExecutor(), wiring.afterClose()));
+                        wiring.eventExecutor(), metrics, wiring.afterClose()));
             } catch (RuntimeException e) {
                 wiring.abort();
                 throw e;

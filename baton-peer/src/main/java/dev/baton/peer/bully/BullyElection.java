@@ -2,6 +2,7 @@ package dev.baton.peer.bully;
 
 import dev.baton.core.Election;
 import dev.baton.core.ElectionListener;
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.Membership;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
@@ -66,11 +67,20 @@ public final class BullyElection extends PeerElection<BullyMessage, BullyNode> {
     public BullyElection(String group, MemberCard card, BullyConfig config, Transport<BullyMessage> transport,
             LeaderRecordStore store, boolean standalone, Clock clock, Scheduler scheduler, Random random,
             Executor eventExecutor, Runnable afterClose) {
+        this(group, card, config, transport, store, standalone, clock, scheduler, random, eventExecutor,
+                ElectionMetrics.NONE, afterClose);
+    }
+
+    /** An election that reports each leadership's deadline to {@code metrics} ({@link Bully.Builder#metrics}). */
+    BullyElection(String group, MemberCard card, BullyConfig config, Transport<BullyMessage> transport,
+            LeaderRecordStore store, boolean standalone, Clock clock, Scheduler scheduler, Random random,
+            Executor eventExecutor, ElectionMetrics metrics, Runnable afterClose) {
         super(group, transport, scheduler, eventExecutor, Objects.requireNonNull(config, "config").coordinatorTimeout(),
                 afterClose, events -> new BullyNode(group, transport.local(), Objects.requireNonNull(card, "card"),
                         config, transport, new LeaderStoreCalls(Objects.requireNonNull(store, "store"), group,
                                 scheduler, config.storeTimeout()), standalone, Objects.requireNonNull(clock, "clock"),
-                        scheduler, Objects.requireNonNull(random, "random"), events));
+                        scheduler, Objects.requireNonNull(random, "random"), events,
+                        Objects.requireNonNull(metrics, "metrics")));
         this.config = config;
         this.storeDescription = store.describe();
         this.membership = new PeerMembership(new Members(), scheduler);

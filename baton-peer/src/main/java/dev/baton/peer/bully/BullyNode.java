@@ -1,5 +1,6 @@
 package dev.baton.peer.bully;
 
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.MemberStatus;
 import dev.baton.core.spi.EventDispatcher;
 import dev.baton.core.time.Clock;
@@ -88,14 +89,14 @@ final class BullyNode implements ProtocolNode<BullyMessage> {
 
     BullyNode(String group, PeerAddress self, MemberCard card, BullyConfig config, Transport<BullyMessage> transport,
             LeaderStoreCalls store, boolean standalone, Clock clock, Scheduler scheduler, Random random,
-            EventDispatcher events) {
+            EventDispatcher events, ElectionMetrics metrics) {
         this.group = group;
         this.self = self;
         this.config = config;
         this.clock = clock;
         this.scheduler = scheduler;
         this.standalone = standalone;
-        this.output = new NodeOutput(events, clock);
+        this.output = new NodeOutput(events, clock, metrics);
         this.tickFailures = new TickFailures(log, clock, output, "[" + group + " " + self + "]");
         long incarnation;
         do {

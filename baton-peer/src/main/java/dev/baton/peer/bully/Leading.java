@@ -65,7 +65,9 @@ final class Leading extends BullyPhase {
      */
     void begin(long confirmedAt, List<GroupMember> dropped) {
         term = view.term();
-        deadline = new LeaseDeadline(confirmedAt + context.config().leadershipValidity().toNanos());
+        long until = confirmedAt + context.config().leadershipValidity().toNanos();
+        context.output().validUntil(term, until);
+        deadline = new LeaseDeadline(until);
         leadership = deadline.leadership(context.group(), context.self().format(), term, context.clock(),
                 context.output()::holds);
         context.output().acquired(leadership);
@@ -134,7 +136,11 @@ final class Leading extends BullyPhase {
     }
 
     private void confirmed(long issued) {
-        deadline.extendTo(issued + context.config().leadershipValidity().toNanos());
+        long until = issued + context.config().leadershipValidity().toNanos();
+        if (until - deadline.nanos() > 0) {
+            context.output().validUntil(term, until);
+            deadline.extendTo(until);
+        }
         context.problemSolved();
         scheduleDeadline();
         scheduleStoreCheck();

@@ -2,6 +2,7 @@ package dev.baton.peer.internal;
 
 import dev.baton.core.ElectionEvent.LossReason;
 import dev.baton.core.ElectionEvent;
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
 import dev.baton.core.MemberState;
@@ -11,6 +12,8 @@ import dev.baton.core.spi.EventDispatcher;
 import dev.baton.core.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a serverless node (quorum or bully) tells the world: its events, in the order they happen, and the snapshot
@@ -22,8 +25,12 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class NodeOutput {
 
+    private static final Logger log = LoggerFactory.getLogger(NodeOutput.class);
+
     private final EventDispatcher events;
     private final Clock clock;
+    private final ElectionMetrics metrics;
+    private boolean metricsFailureLogged;
     private final CompletableFuture<Boolean> firstRound = new CompletableFuture<>();
     private boolean roundOpen;
 
@@ -32,9 +39,16 @@ public final class NodeOutput {
     private volatile NodeState state = NodeState.FOLLOWER;
     private volatile String problem;
 
+    /** An output that reports to no metrics. */
     public NodeOutput(EventDispatcher events, Clock clock) {
+        this(events, clock, ElectionMetrics.NONE);
+    }
+
+    /** An output that also reports each leadership's deadline to {@code metrics} ({@link #validUntil}). */
+    public NodeOutput(EventDispatcher events, Clock clock, ElectionMetrics metrics) {
         this.events = events;
         this.clock = clock;
+        this.metrics = metrics;
     }
 
     // ---- read from any thread
@@ -92,6 +106,24 @@ public final class NodeOutput {
     public void leaderChanged(LeaderInfo info) {
         leader = info;
         events.emit(new ElectionEvent.LeaderChanged(clock.instant(), Optional.ofNullable(info)));
+    }
+
+    /**
+     * The leadership of {@code term} counts itself valid until {@code deadlineNanos} (on the node's clock): called when
+     * the deadline is set and each time it moves, before it takes effect ({@link ElectionMetrics#validUntil}). A
+     * metrics implementation that throws is logged once and otherwise ignored, so that it cannot stop the protocol
+     * halfway through a step.
+     */
+    public void validUntil(long term, long deadlineNanos) {
+        try {
+            metrics.validUntil(term, deadlineNanos);
+        } catch (RuntimeException e) {
+            if (!metricsFailureLogged) {
+                metricsFailureLogged = true;
+                log.error("ElectionMetrics.validUntil of {} failed; the election goes on, and further failures of it"
+                        + " are not logged", metrics, e);
+            }
+        }
     }
 
     public void acquired(Leadership held) {

@@ -99,7 +99,9 @@ final class LeaderTerm implements LeaderDuties.Term {
         if (node.phase() == QuorumNode.Phase.LEADER_ELECT) {
             becomeLeader(until);
         } else if (node.phase() == QuorumNode.Phase.LEADING && leadership != null) {
-            if (deadline.extendTo(until)) {
+            if (until - deadline.nanos() > 0) {
+                notices.output().validUntil(known.version, until);
+                deadline.extendTo(until);
                 armDeadline();
             }
         }
@@ -107,6 +109,7 @@ final class LeaderTerm implements LeaderDuties.Term {
 
     private void becomeLeader(long until) {
         node.enterPhase(QuorumNode.Phase.LEADING);
+        notices.output().validUntil(known.version, until);
         deadline = new LeaseDeadline(until);
         leadership = deadline.leadership(group, ctx.self().format(), known.version, ctx.clock(),
                 notices.output()::holds);

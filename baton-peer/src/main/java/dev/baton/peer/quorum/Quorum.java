@@ -1,5 +1,6 @@
 package dev.baton.peer.quorum;
 
+import dev.baton.core.ElectionMetrics;
 import dev.baton.peer.internal.PeerBuilder;
 import dev.baton.peer.internal.PeerWiring;
 import dev.baton.peer.transport.JacksonMessageCodec;
@@ -60,6 +61,7 @@ public final class Quorum {
         private QuorumConfig config;
         private DurableState durable;
         private Path dataDir;
+        private ElectionMetrics metrics = ElectionMetrics.NONE;
 
         private Builder(Transport<QuorumMessage> transport, PeerAddress listen) {
             super(transport, listen);
@@ -93,6 +95,17 @@ public final class Quorum {
         }
 
         /**
+         * Where to report the leadership's local deadline ({@link ElectionMetrics#validUntil}): once when this node's
+         * term begins and again each time a majority's acknowledgements move it, on the election's scheduler thread,
+         * before the new deadline takes effect. The protocol makes no store calls and has no renewals, so the other
+         * callbacks are not called. Default: nowhere.
+         */
+        public Builder metrics(ElectionMetrics value) {
+            this.metrics = Objects.requireNonNull(value, "metrics");
+            return this;
+        }
+
+        /**
          * Builds the election; over TCP the transport is bound when this returns.
          *
          * @throws IllegalArgumentException if the group or the configuration is missing
@@ -107,8 +120,9 @@ public final class Quorum {
                     : dataDir != null ? new FileDurableState(dataDir) : new InMemoryDurableState();
             PeerWiring<QuorumMessage> wiring = wire(codec(), "quorum-");
             try {
-                return configure(new QuorumElection(group, card(), config, wiring.transport(), state, clock(),
-                        wiring.scheduler(), wiring.random(), wiring.eventExecutor(), wiring.afterClose()));
+                return configure(new QuorumElection(group, card(), config, wiring.transport(), state,
+                        Effects::forState, clock(), wiring.scheduler(), wiring.random(), wiring.eventExecutor(),
+                        metrics, wiring.afterClose()));
             } catch (RuntimeException e) {
                 wiring.abort();
                 throw e;

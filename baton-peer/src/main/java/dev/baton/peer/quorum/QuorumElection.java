@@ -2,6 +2,7 @@ package dev.baton.peer.quorum;
 
 import dev.baton.core.Election;
 import dev.baton.core.ElectionListener;
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.Leadership;
 import dev.baton.core.MemberStatus;
 import dev.baton.core.Membership;
@@ -64,18 +65,22 @@ public final class QuorumElection extends PeerElection<QuorumMessage, QuorumElec
             DurableState durable, Clock clock, Scheduler scheduler, Random random, Executor eventExecutor,
             Runnable afterClose) {
         this(group, card, config, transport, durable, Effects::forState, clock, scheduler, random, eventExecutor,
-                afterClose);
+                ElectionMetrics.NONE, afterClose);
     }
 
-    /** An election whose saves go through the driver {@code driver} makes (the simulation's disks). */
+    /**
+     * An election whose saves go through the driver {@code driver} makes (the simulation's disks), and that reports
+     * each leadership's deadline to {@code metrics} ({@link Quorum.Builder#metrics}).
+     */
     QuorumElection(String group, MemberCard card, QuorumConfig config, Transport<QuorumMessage> transport,
             DurableState durable, Effects.Factory driver, Clock clock, Scheduler scheduler, Random random,
-            Executor eventExecutor, Runnable afterClose) {
+            Executor eventExecutor, ElectionMetrics metrics, Runnable afterClose) {
         super(group, transport, scheduler, eventExecutor, Objects.requireNonNull(config, "config").heartbeatTimeout(),
                 afterClose, events -> new Machine(new QuorumNode(group, transport.local(),
                         Objects.requireNonNull(card, "card"), config, transport,
                         Objects.requireNonNull(durable, "durable"), driver, Objects.requireNonNull(clock, "clock"),
-                        scheduler, Objects.requireNonNull(random, "random"), events)));
+                        scheduler, Objects.requireNonNull(random, "random"), events,
+                        Objects.requireNonNull(metrics, "metrics"))));
         this.config = config;
         this.membership = new PeerMembership(new QuorumMembership(node()), scheduler);
     }

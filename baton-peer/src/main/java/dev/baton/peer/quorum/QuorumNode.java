@@ -3,6 +3,7 @@ package dev.baton.peer.quorum;
 import static dev.baton.peer.quorum.QuorumMessage.NO_STAMP;
 
 import dev.baton.core.ElectionEvent.LossReason;
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.LeaderInfo;
 import dev.baton.core.Leadership;
 import dev.baton.core.MemberState;
@@ -91,7 +92,7 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
 
     QuorumNode(String group, PeerAddress self, MemberCard card, QuorumConfig config,
             Transport<QuorumMessage> transport, DurableState durable, Effects.Factory driver, Clock clock,
-            Scheduler scheduler, Random random, EventDispatcher events) {
+            Scheduler scheduler, Random random, EventDispatcher events, ElectionMetrics metrics) {
         this.group = group;
         this.self = self;
         this.card = card;
@@ -100,7 +101,7 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
         this.clock = clock;
         this.scheduler = scheduler;
         this.random = random;
-        this.output = new NodeOutput(events, clock);
+        this.output = new NodeOutput(events, clock, metrics);
         this.effects = driver.create(durable, transport, scheduler, group + "-" + self,
                 e -> reportError("cannot save the election state; the vote was not sent", e));
         this.notices = new Notices(output, effects);

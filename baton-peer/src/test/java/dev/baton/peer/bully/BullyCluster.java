@@ -11,6 +11,7 @@ import dev.baton.peer.sim.LinkConditions;
 import dev.baton.peer.sim.NetworkEvent;
 import dev.baton.peer.sim.NodeScheduler;
 import dev.baton.peer.sim.SimulatedNetwork;
+import dev.baton.peer.testing.ValidityReports;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
 import dev.baton.testkit.DeterministicScheduler;
@@ -70,6 +71,8 @@ final class BullyCluster {
         final NodeScheduler nodeScheduler;
         final BullyElection election;
         final List<ElectionEvent> events = new CopyOnWriteArrayList<>();
+        /** Every deadline this process's leaderships counted themselves valid to. */
+        final ValidityReports validity = new ValidityReports(clock);
         boolean crashed;
 
         Node(PeerAddress address, Transport<BullyMessage> transport, int incarnation) {
@@ -78,8 +81,9 @@ final class BullyCluster {
             this.nodeScheduler = new NodeScheduler(scheduler);
             this.election = new BullyElection(GROUP, new MemberCard(address.host(), null, Capabilities.DEFAULT,
                     Map.of()), config, transport, store.clientFor(address), false, nodeClock, nodeScheduler,
-                    new Random(random.nextLong()), Runnable::run, null);
+                    new Random(random.nextLong()), Runnable::run, validity, null);
             election.addListener(events::add);
+            validity.watch(election);
         }
 
         BullyNode node() {

@@ -8,6 +8,7 @@ import dev.baton.peer.sim.LinkConditions;
 import dev.baton.peer.sim.NetworkEvent;
 import dev.baton.peer.sim.NodeScheduler;
 import dev.baton.peer.sim.SimulatedNetwork;
+import dev.baton.peer.testing.ValidityReports;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
 import dev.baton.testkit.DeterministicScheduler;
@@ -51,6 +52,8 @@ final class SimCluster {
         final NodeScheduler nodeScheduler;
         final QuorumElection election;
         final List<ElectionEvent> events = new CopyOnWriteArrayList<>();
+        /** Every deadline this incarnation's leaderships counted themselves valid to. */
+        final ValidityReports validity = new ValidityReports(clock);
         boolean crashed;
 
         Node(PeerAddress address, InMemoryDurableState state, Transport<QuorumMessage> transport, int incarnation) {
@@ -59,9 +62,10 @@ final class SimCluster {
             this.incarnation = incarnation;
             this.nodeScheduler = new NodeScheduler(scheduler);
             this.election = new QuorumElection(GROUP, new MemberCard(address.host(), null, Capabilities.DEFAULT,
-                    Map.of()), config, transport, state, clock, nodeScheduler, new Random(random.nextLong()),
-                    Runnable::run, null);
+                    Map.of()), config, transport, state, Effects::forState, clock, nodeScheduler,
+                    new Random(random.nextLong()), Runnable::run, validity, null);
             election.addListener(events::add);
+            validity.watch(election);
         }
 
         QuorumNode node() {
