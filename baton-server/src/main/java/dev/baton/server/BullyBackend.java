@@ -77,6 +77,7 @@ final class BullyBackend implements NodeBackend {
                 .leaderStore(leaderStore)
                 .node(self)
                 .clock(clock)
+                .metrics(metrics)
                 .releaseOnShutdown(false)   // RunningNode's own hook closes the election after the API and work
                 .build();
         try {

@@ -87,6 +87,17 @@ final class EventJson {
         return finish(line, event.at());
     }
 
+    /**
+     * {@code --chaos-hooks}: this node's leadership of {@code term} counts itself valid until {@code deadline}, a real
+     * {@link System#nanoTime()} reading ({@link ChaosValidity}); the caller stamps {@code mono}.
+     */
+    ObjectNode validUntil(long term, long deadline, Instant at) {
+        ObjectNode line = start("valid-until");
+        line.put("term", term);
+        line.put("deadline", deadline);
+        return finish(line, at);
+    }
+
     /** The first line a node prints: who it is and what it runs on. */
     ObjectNode nodeStarted(NodeSettings settings, String backend, long pid, Instant at) {
         ObjectNode line = start("node-started");

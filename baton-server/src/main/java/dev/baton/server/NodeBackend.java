@@ -43,7 +43,8 @@ interface NodeBackend extends AutoCloseable {
      *
      * @param self    this node as the members should see it: its id must be the one the backend uses
      *                ({@link NodeSettings#nodeId()}), with identifier and API address
-     * @param metrics where the election reports store calls and renewals (backends without a store may ignore it)
+     * @param metrics where the election reports store calls, renewals and its leaderships' deadlines (serverless
+     *                backends report the deadlines only)
      * @param clock   the time source of the node
      * @throws CliError (usage) if the backend cannot run this election, e.g. its peer port is taken
      */

@@ -71,6 +71,7 @@ final class PeerBackend implements NodeBackend {
                 .config(spec.config())
                 .node(self)
                 .clock(clock)
+                .metrics(metrics)
                 .releaseOnShutdown(false);   // RunningNode's own hook closes the election after the API and work
         spec.dataDir().ifPresent(builder::dataDir);
         QuorumElection election;

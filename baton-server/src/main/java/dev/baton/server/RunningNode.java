@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * process with status 0 itself.
  *
  * <p>With the hidden {@code --chaos-hooks} (the fault harness), election events are stamped on the dispatcher's
- * thread ({@link ChaosStamps}), every other line when written, and a daemon thread reads commands from stdin
+ * thread ({@link ChaosStamps}), every other line when written, each deadline the election gives its leadership is
+ * printed as a {@code valid-until} line ({@link ChaosValidity}), and a daemon thread reads commands from stdin
  * ({@link ChaosCommands}).
  */
 final class RunningNode {
@@ -109,7 +110,11 @@ final class RunningNode {
             if (replicated != null) {
                 self = replicated.advertise(self);
             }
-            this.election = backend.election(self, metrics != null ? metrics : ElectionMetrics.NONE, clock);
+            ElectionMetrics electionMetrics = metrics != null ? metrics : ElectionMetrics.NONE;
+            if (settings.chaos().hooks()) {
+                electionMetrics = new ChaosValidity(electionMetrics, clock, json, this::printLater);
+            }
+            this.election = backend.election(self, electionMetrics, clock);
         } catch (RuntimeException e) {
             if (replicated != null) {
                 replicated.close();
@@ -200,12 +205,7 @@ final class RunningNode {
                 if (line == null) {
                     return;
                 }
-                ObjectNode stamped = stamps.stamp(event, line, mono);
-                try {
-                    printer.execute(() -> lines.write(stamped));
-                } catch (RejectedExecutionException shuttingDown) {
-                    log.debug("Not printed after shutdown: {}", stamped);
-                }
+                printLater(stamps.stamp(event, line, mono));
             }, Runnable::run);
         } else {
             election.addListener(event -> {
@@ -234,6 +234,15 @@ final class RunningNode {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Prints {@code line} on the printer thread, after the lines handed over before it; dropped after shutdown. */
+    private void printLater(ObjectNode line) {
+        try {
+            printer.execute(() -> lines.write(line));
+        } catch (RejectedExecutionException shuttingDown) {
+            log.debug("Not printed after shutdown: {}", line);
         }
     }
 

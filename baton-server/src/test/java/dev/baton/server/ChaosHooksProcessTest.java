@@ -45,6 +45,14 @@ class ChaosHooksProcessTest {
         JsonNode started = node.events("node-started").get(0);
         assertThat(since).as("the acquire was sent after the node started and before it was granted")
                 .isBetween(started.path("mono").asLong(), mono);
+        List<JsonNode> deadlines = node.events("valid-until");
+        assertThat(deadlines).as("the deadline the term began with, and each renewal's").isNotEmpty()
+                .allSatisfy(valid -> {
+                    assertThat(valid.path("term").asLong()).isEqualTo(acquired.path("term").asLong());
+                    assertThat(valid.path("deadline").asLong()).isGreaterThan(valid.path("mono").asLong());
+                });
+        assertThat(deadlines.get(0).path("mono").asLong()).as("recorded before the node was told it leads")
+                .isBetween(since, mono);
         assertThat(node.events("fenced-write")).allSatisfy(write -> {
             assertThat(write.path("outcome").asText()).isEqualTo("ok");
             assertThat(write.path("accepted").asBoolean()).isTrue();
@@ -89,6 +97,8 @@ class ChaosHooksProcessTest {
                 for (JsonNode acquired : node.events("leadership-acquired")) {
                     assertThat(acquired.path("since").asLong()).as(node.describe())
                             .isLessThanOrEqualTo(acquired.path("mono").asLong());
+                    assertThat(node.events("valid-until")).as("the deadline of term %s", acquired.path("term"))
+                            .anySatisfy(valid -> assertThat(valid.path("term")).isEqualTo(acquired.path("term")));
                 }
                 assertThat(node.events("fenced-write")).as(node.describe())
                         .allSatisfy(write -> assertThat(write.path("outcome").asText()).isIn("ok", "refused",
