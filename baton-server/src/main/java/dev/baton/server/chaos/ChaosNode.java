@@ -17,9 +17,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One {@code baton node} child process of a chaos run, started with {@code --chaos-hooks}: its JSON lines become
- * history events (leadership acquired and lost, fenced writes) as they arrive, its stdin takes fault commands
- * ({@code partition …}, {@code heal}), and the harness can kill, freeze and thaw it and start it again with the same
- * arguments, which is how a crashed process comes back.
+ * history events (leadership acquired and lost, the deadlines of its leaderships, fenced writes) as they arrive, its
+ * stdin takes fault commands ({@code partition …}, {@code heal}), and the harness can kill, freeze and thaw it and
+ * start it again with the same arguments, which is how a crashed process comes back.
  *
  * <p>A node keeps its name ({@code n1}, {@code n2}, …) and its node id across restarts; each start is a new
  * incarnation with a new process. Its logs (stderr) go to a file per node in the run's directory, appended across

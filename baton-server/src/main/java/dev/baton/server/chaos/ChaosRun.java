@@ -15,8 +15,9 @@ import java.util.concurrent.locks.LockSupport;
  * One chaos run: real {@code baton node} processes on one backend, and a sequence of trials, each of which waits for
  * a leader, injects one fault chosen from the run's seed, writes work items while the fault lasts (store backends),
  * heals, waits for a leader within the backend's bound and reads the items back. Everything the nodes report —
- * leadership acquired and lost with its term, every fenced write with its outcome — and everything the harness did
- * goes into one {@link History}, with monotonic times, for the checkers.
+ * leadership acquired and lost with its term, each deadline a leadership counted itself valid to, every fenced write
+ * with its outcome — and everything the harness did goes into one {@link History}, with monotonic times, for the
+ * checkers.
  *
  * <p>Each trial draws its choices from its own {@code Random(seed, trial)}, so {@code --trial K} replays trial K's
  * fault and timings alone (the processes' own timing is not replayed: the machine's scheduler decides that).
@@ -381,6 +382,8 @@ final class ChaosRun implements AutoCloseable {
                 held.remove(node.name(), term);
                 history.append(new HistoryEvent.Lost(trial, node.name(), term, line.path("reason").asText(), mono));
             }
+            case "valid-until" -> history.append(new HistoryEvent.ValidUntil(trial, node.name(),
+                    line.path("term").asLong(), line.path("deadline").asLong(), mono));
             case "fenced-write" -> history.append(new HistoryEvent.Write(trial, node.name(), line.path("term").asLong(),
                     line.path("seq").asLong(), line.path("sent").asLong(mono),
                     line.hasNonNull("answered") ? line.path("answered").asLong() : null,

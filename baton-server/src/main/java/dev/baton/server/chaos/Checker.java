@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * A property of a chaos history. Checkers are pure: they read the history and say what breaks the property, nothing
- * else. Safety checkers guard what must never happen (two holders of a term, a stale write accepted); a liveness
- * checker guards what must happen in time, and a miss is reported apart from the safety violations.
+ * else. Safety checkers guard what must never happen (two holders of a term, two nodes valid leaders at once, a stale
+ * write accepted); a liveness checker guards what must happen in time, and a miss is reported apart from the safety
+ * violations.
  */
 interface Checker {
 
@@ -22,7 +23,7 @@ interface Checker {
 
     /** The checkers {@code baton chaos} runs, safety first. */
     static List<Checker> standard() {
-        return List.of(new OneHolderPerTerm(), new TermsRise(), new Fencing(), new AcknowledgedItemsReadable(),
-                new LeaderAfterHeal());
+        return List.of(new OneHolderPerTerm(), new TermsRise(), new Exclusion(), new Fencing(),
+                new AcknowledgedItemsReadable(), new LeaderAfterHeal());
     }
 }

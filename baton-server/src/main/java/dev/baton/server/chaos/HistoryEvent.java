@@ -14,13 +14,14 @@ import java.util.Objects;
  * in the harness compare directly. {@code trial} is the trial number, 0 for the setup before the first trial.
  *
  * <p>In the history file each event is one JSON object on its own line, with a {@code type} field naming the kind of
- * event ({@code acquired}, {@code lost}, {@code write}, {@code item-write}, {@code item-read}, {@code crash},
+ * event ({@code acquired}, {@code lost}, {@code valid-until}, {@code write}, {@code item-write}, {@code item-read}, {@code crash},
  * {@code pause}, {@code fault}, {@code trial}) and the record's components as the other fields.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
     @JsonSubTypes.Type(value = HistoryEvent.Acquired.class, name = "acquired"),
     @JsonSubTypes.Type(value = HistoryEvent.Lost.class, name = "lost"),
+    @JsonSubTypes.Type(value = HistoryEvent.ValidUntil.class, name = "valid-until"),
     @JsonSubTypes.Type(value = HistoryEvent.Write.class, name = "write"),
     @JsonSubTypes.Type(value = HistoryEvent.ItemWrite.class, name = "item-write"),
     @JsonSubTypes.Type(value = HistoryEvent.ItemRead.class, name = "item-read"),
@@ -88,6 +89,24 @@ sealed interface HistoryEvent {
             requireTrial(trial);
             requireName(node, "node");
             Objects.requireNonNull(reason, "lost: reason is missing");
+        }
+
+        @Override
+        public long time() {
+            return mono;
+        }
+    }
+
+    /**
+     * At {@code mono}, a node's leadership of {@code term} set or moved its local deadline to {@code deadline}: from
+     * then on it counts itself valid until that time at most (a real nanoTime; the node maps its own clock's reading
+     * back to real time). The node records one when the leadership begins and one before each move, so the last one
+     * of a term is the latest it could have counted itself leader.
+     */
+    record ValidUntil(int trial, String node, long term, long deadline, long mono) implements HistoryEvent {
+        public ValidUntil {
+            requireTrial(trial);
+            requireName(node, "node");
         }
 
         @Override

@@ -34,6 +34,11 @@ import java.util.Map;
  * and counts a cut-off or paused node as no longer leading from the moment the fault starts, even while its lease
  * still runs in the store.
  *
+ * <p>Ending a holding at a higher term's acquisition is right for leaderless time (the group has a leader either way),
+ * but it hides an overlap: a deposed leader that still counts itself valid, beside its successor, looks like one
+ * holding after the other. Overlaps are the {@link Exclusion} checker's job; it computes its own validity intervals
+ * from the nodes' events and reads nothing computed here, so this rule cannot mask one.
+ *
  * <p>Cost: the end of each holding is found by binary search in per-node lists, except the next higher-term
  * acquisition, which is a forward scan in time from the holding's start; terms normally rise with time, so the scan
  * stops after a step or two.

@@ -44,16 +44,18 @@ class ChaosHarnessTest {
 
     @Test
     void naiveNodesAreCaughtByTheCheckers() {
-        // A leader frozen or cut off from Redis for longer than its lease keeps writing without a local deadline, and
-        // a resource without fencing accepts it after its successor's writes.
+        // A leader frozen or cut off from Redis for longer than its lease keeps counting itself leader without a local
+        // deadline, beside its successor, and a resource without fencing accepts its writes after its successor's.
         ChaosRunSettings settings = new ChaosRunSettings("redis", NAIVE_TRIALS, SEED, 3, true, Optional.empty(),
                 List.of(FaultKind.PAUSE_NODE, FaultKind.STORE_BLACKHOLE), true, dir);
 
         ChaosVerdict verdict = run(settings, ChaosCommand.open(settings));
 
         assertThat(verdict.safe()).as(verdict.text()).isFalse();
-        assertThat(verdict.report().results()).filteredOn(result -> result.checker().equals("fencing"))
-                .singleElement().satisfies(result -> assertThat(result.violations()).isNotEmpty());
+        for (String checker : List.of("fencing", "exclusion")) {
+            assertThat(verdict.report().results()).filteredOn(result -> result.checker().equals(checker))
+                    .singleElement().satisfies(result -> assertThat(result.violations()).as(checker).isNotEmpty());
+        }
         assertThat(verdict.text()).contains("replay trial", "--naive");
     }
 

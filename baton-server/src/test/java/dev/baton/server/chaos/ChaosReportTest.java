@@ -34,7 +34,7 @@ class ChaosReportTest {
                 trial(5, FaultKind.PAUSE_NODE, 13_000, 13_500, 20_000, null),
                 itemOk(5, "t5-1", "v1", 13_010, 13_020),
                 read(5, "t5-1", null, 19_000),
-                // A stale term handed out again: a safety violation in trial 5.
+                // A stale term handed out again while n1 still holds it: safety violations in trial 5.
                 acquired(5, "n2", 4, 13_600, 13_700));
     }
 
@@ -44,7 +44,7 @@ class ChaosReportTest {
 
         assertThat(report.trials()).isEqualTo(5);
         assertThat(report.dataLossTrials()).isEqualTo(1);
-        assertThat(report.safetyViolations()).isEqualTo(3);
+        assertThat(report.safetyViolations()).isEqualTo(4);
         assertThat(report.livenessMisses()).isEqualTo(1);
         assertThat(report.faults()).extracting(FaultSummary::fault).containsExactly(
                 FaultKind.KILL_NODE, FaultKind.PAUSE_NODE, FaultKind.STORE_RESTART_EMPTY);
@@ -61,12 +61,13 @@ class ChaosReportTest {
         String markdown = ChaosReport.run("redis, normal mode", run(), Checker.standard()).markdown();
 
         assertThat(markdown).startsWith("### redis, normal mode\n\n5 trials, 1 with a fault that can lose acknowledged"
-                + " writes (their items not checked). Safety violations: 3 (goal 0). Leader-after-heal misses: 1.\n");
+                + " writes (their items not checked). Safety violations: 4 (goal 0). Leader-after-heal misses: 1.\n");
         assertThat(markdown).contains(
                 "| checker                     | kind     | violations |\n"
                         + "| --------------------------- | -------- | ---------- |\n"
                         + "| one-holder-per-term         | safety   | 1          |\n"
                         + "| terms-rise                  | safety   | 1          |\n"
+                        + "| exclusion                   | safety   | 1          |\n"
                         + "| fencing                     | safety   | 0          |\n"
                         + "| acknowledged-items-readable | safety   | 1          |\n"
                         + "| leader-after-heal           | liveness | 1          |\n",
@@ -74,6 +75,9 @@ class ChaosReportTest {
                 "| store-restart-empty | 1      | 0.000               | 0.000               | 0                        |\n",
                 "- one-holder-per-term (trial 5): term 4 acquired by 2 nodes: n1 at trial 3 +200.0 ms;"
                         + " n2 at trial 5 +700.0 ms\n",
+                "- exclusion (trial 5): n1 (term 4) and n2 (term 4) both counted themselves leader for 6300.0 ms:"
+                        + " n1 from trial 3 +200.0 ms to trial 5 +7000.0 ms (still valid when the history ends, no"
+                        + " deadline recorded), n2 from trial 5 +700.0 ms to trial 5 +7000.0 ms",
                 "- acknowledged-items-readable (trial 5): item t5-1: read as missing at +6000.0 ms");
         assertThat(markdown).doesNotContain("t4-1");
     }
@@ -132,6 +136,7 @@ class ChaosReportTest {
                         + "| trials                      |          | 1      | 5     |\n"
                         + "| one-holder-per-term         | safety   | 0      | 1     |\n"
                         + "| terms-rise                  | safety   | 0      | 1     |\n"
+                        + "| exclusion                   | safety   | 0      | 1     |\n"
                         + "| fencing                     | safety   | 0      | 0     |\n"
                         + "| acknowledged-items-readable | safety   | 0      | 1     |\n"
                         + "| leader-after-heal           | liveness | 0      | 1     |\n");

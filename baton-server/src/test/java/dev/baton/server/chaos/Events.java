@@ -9,6 +9,7 @@ import dev.baton.server.chaos.HistoryEvent.Lost;
 import dev.baton.server.chaos.HistoryEvent.Outcome;
 import dev.baton.server.chaos.HistoryEvent.Pause;
 import dev.baton.server.chaos.HistoryEvent.Trial;
+import dev.baton.server.chaos.HistoryEvent.ValidUntil;
 import dev.baton.server.chaos.HistoryEvent.Write;
 
 /**
@@ -33,6 +34,11 @@ final class Events {
 
     static Lost lost(int trial, String node, long term, double monoMs) {
         return new Lost(trial, node, term, "EXPIRED_LOCALLY", ms(monoMs));
+    }
+
+    /** At {@code monoMs}, {@code node}'s leadership of {@code term} counts itself valid until {@code deadlineMs}. */
+    static ValidUntil validUntil(int trial, String node, long term, double deadlineMs, double monoMs) {
+        return new ValidUntil(trial, node, term, ms(deadlineMs), ms(monoMs));
     }
 
     static Write ok(int trial, String node, long term, long seq, double sentMs, double answeredMs) {

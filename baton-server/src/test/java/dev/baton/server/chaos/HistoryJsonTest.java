@@ -11,12 +11,14 @@ import static dev.baton.server.chaos.Events.pause;
 import static dev.baton.server.chaos.Events.read;
 import static dev.baton.server.chaos.Events.trial;
 import static dev.baton.server.chaos.Events.unknown;
+import static dev.baton.server.chaos.Events.validUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.server.chaos.HistoryEvent.Acquired;
 import dev.baton.server.chaos.HistoryEvent.Outcome;
 import dev.baton.server.chaos.HistoryEvent.Trial;
+import dev.baton.server.chaos.HistoryEvent.ValidUntil;
 import dev.baton.server.chaos.HistoryEvent.Write;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -40,6 +42,9 @@ class HistoryJsonTest {
     void eachEventIsOneLineWithItsTypeFirst() {
         assertThat(History.toJson(new Acquired(3, "n1", 123, 10, 20)))
                 .isEqualTo("{\"type\":\"acquired\",\"trial\":3,\"node\":\"n1\",\"term\":123,\"since\":10,\"mono\":20}");
+        assertThat(History.toJson(new ValidUntil(3, "n1", 123, 3_000_000_000L, 25)))
+                .isEqualTo("{\"type\":\"valid-until\",\"trial\":3,\"node\":\"n1\",\"term\":123,"
+                        + "\"deadline\":3000000000,\"mono\":25}");
         assertThat(History.toJson(new Write(3, "n1", 123, 17, 5, null, Outcome.UNKNOWN)))
                 .isEqualTo("{\"type\":\"write\",\"trial\":3,\"node\":\"n1\",\"term\":123,\"seq\":17,\"sent\":5,"
                         + "\"answered\":null,\"outcome\":\"unknown\"}");
@@ -53,6 +58,7 @@ class HistoryJsonTest {
         History history = History.of(
                 trial(1, FaultKind.STORE_BLACKHOLE, 0, 500, 6000, 900.0),
                 acquired(1, "n1", 7, 1, 2),
+                validUntil(1, "n1", 7, 250, 2),
                 lost(1, "n1", 7, 300),
                 ok(1, "n1", 7, 1, 3, 4),
                 unknown(1, "n1", 7, 2, 5),
@@ -75,6 +81,7 @@ class HistoryJsonTest {
         Path file = dir.resolve("history.jsonl");
         Files.writeString(file, """
                 {"type":"acquired","trial":3,"node":"n1","term":123,"since":100,"mono":200}
+                {"type":"valid-until","trial":3,"node":"n1","term":123,"deadline":290,"mono":199}
                 {"type":"lost","trial":3,"node":"n1","term":123,"reason":"EXPIRED_LOCALLY","mono":300}
 
                 {"type":"write","trial":3,"node":"n1","term":123,"seq":17,"sent":210,"answered":null,"outcome":"unknown"}
@@ -88,8 +95,9 @@ class HistoryJsonTest {
 
         History history = History.read(file);
 
-        assertThat(history.events()).hasSize(9);
+        assertThat(history.events()).hasSize(10);
         assertThat(history.eventsOf(Acquired.class)).containsExactly(new Acquired(3, "n1", 123, 100, 200));
+        assertThat(history.eventsOf(ValidUntil.class)).containsExactly(new ValidUntil(3, "n1", 123, 290, 199));
         assertThat(history.eventsOf(Trial.class).get(0).leaderAt()).isEqualTo(460L);
     }
 

@@ -13,7 +13,7 @@ class LeaderAfterHealTest {
     void isALivenessCheck() {
         assertThat(checker.safety()).isFalse();
         assertThat(Checker.standard()).filteredOn(Checker::safety).extracting(Checker::name).containsExactly(
-                "one-holder-per-term", "terms-rise", "fencing", "acknowledged-items-readable");
+                "one-holder-per-term", "terms-rise", "exclusion", "fencing", "acknowledged-items-readable");
     }
 
     @Test

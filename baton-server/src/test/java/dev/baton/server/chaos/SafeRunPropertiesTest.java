@@ -9,6 +9,7 @@ import dev.baton.server.chaos.HistoryEvent.ItemWrite;
 import dev.baton.server.chaos.HistoryEvent.Lost;
 import dev.baton.server.chaos.HistoryEvent.Outcome;
 import dev.baton.server.chaos.HistoryEvent.Trial;
+import dev.baton.server.chaos.HistoryEvent.ValidUntil;
 import dev.baton.server.chaos.HistoryEvent.Write;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -76,6 +77,8 @@ class SafeRunPropertiesTest {
             term += 1 + random.nextInt(3);
             long since = now + random.nextInt(50) * MS;
             long mono = since + random.nextInt(5) * MS;
+            // The leader's deadlines: one as the term begins, one per renewal, each before the leadership ends.
+            events.add(new ValidUntil(trial, leader, term, mono + random.nextInt(1000) * MS, mono - 1));
             events.add(new Acquired(trial, leader, term, since, mono));
             now = mono;
             long seq = 0;
@@ -109,6 +112,9 @@ class SafeRunPropertiesTest {
                 now = answered;
             }
             long healed = now + random.nextInt(100) * MS;
+            if (random.nextBoolean()) {
+                events.add(new ValidUntil(trial, leader, term, healed + random.nextInt(1000) * MS, healed - 1));
+            }
             if (random.nextBoolean()) {
                 events.add(new Crash(trial, leader, healed));
             } else {
