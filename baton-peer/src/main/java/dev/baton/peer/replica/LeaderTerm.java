@@ -25,15 +25,20 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
- * This member's leadership of one term, as the replicated maps see it: first it catches up (asks a majority for
- * their state, merges it per key by newest version, pushes the merged state to a majority), then it numbers its
- * writes, applies each locally, sends it to every replica and reports it written once a majority holds it.
+ * This member's leadership of one term, as the replicated maps see it: first it catches up (asks the members for
+ * their state until a majority of members that hold one have answered, merges it per key by newest version, pushes
+ * the merged state to a majority), then it numbers its writes, applies each locally, sends it to every replica and
+ * reports it written once a majority holds it.
  *
- * <p>Why a majority suffices: a write is acknowledged only when a majority holds it, and a later leader gathers a
- * majority's state before it acts; any two majorities share a member, and that member refuses the older term's
- * writes from the moment it answered the newer leader, so every acknowledged write is in the state the next leader
- * starts from. A pure state machine: time comes in as {@code nowNanos}, messages go out through {@code send}; not
- * thread-safe (the store runs it on its scheduler).
+ * <p>Why a majority suffices: a write is acknowledged only when a majority holds it, and a later leader gathers the
+ * state of a majority that holds one before it acts; any two majorities share a member, that member still has the
+ * write (a replica that restarted empty holds a state again only once a leader of a term at least as new as any it
+ * knew pushed it the whole state, which has the write), and it refuses the older term's writes from the moment it
+ * answered the newer leader, so every acknowledged write is in the state the next leader starts from. An empty
+ * replica's answer is no vote, with one exception: once every member of the group has answered, no one else can hold
+ * anything, and the leader starts from what the answers hold (at the group's first start, nothing). A pure state
+ * machine: time comes in as {@code nowNanos}, messages go out through {@code send}; not thread-safe (the store runs it
+ * on its scheduler).
  */
 final class LeaderTerm {
 
@@ -62,13 +67,14 @@ final class LeaderTerm {
     private final Consumer<Runnable> later;
     /** Calls that came while catching up, in the order they came. */
     private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
-    private final Map<PeerAddress, List<ReplicaEntry>> snapshots = new HashMap<>();
+    private final Map<PeerAddress, Snapshot> snapshots = new HashMap<>();
     /** Members known to hold this term's state: they acknowledged its catch-up push, or a later push or write. */
     private final Set<PeerAddress> pushed = new HashSet<>();
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
     private final Map<PeerAddress, Long> lastPushNanos = new HashMap<>();
     private Set<PeerAddress> replicas = Set.of();
     private int majority = Integer.MAX_VALUE;
+    private int size = Integer.MAX_VALUE;
     private Phase phase = Phase.GATHERING;
     private long refusedBy;
     private boolean conflicted;
@@ -125,23 +131,27 @@ final class LeaderTerm {
     }
 
     /** Starts catching up: this member's own state counts as the first snapshot. */
-    void start(Set<PeerAddress> members, int majorityOf, long nowNanos) {
+    void start(Set<PeerAddress> members, int majorityOf, int sizeOf, long nowNanos) {
         started = true;
-        view(members, majorityOf);
+        view(members, majorityOf, sizeOf);
         Snapshot own = local.onSnapshotRequest(self, term);
         if (!own.granted()) {
             refused(own.newestTerm());
             return;
         }
-        snapshots.put(self, own.entries());
+        snapshots.put(self, own);
         askForSnapshots();
         maybeMerged();
     }
 
-    /** The members' store addresses and how many of them make a majority, as they are now. */
-    void view(Set<PeerAddress> members, int majorityOf) {
+    /**
+     * The members' store addresses, how many of them make a majority and how many members the group has, as they are
+     * now.
+     */
+    void view(Set<PeerAddress> members, int majorityOf, int sizeOf) {
         this.replicas = Set.copyOf(members);
         this.majority = majorityOf;
+        this.size = sizeOf;
     }
 
     /** Periodic: asks again whoever has not answered, and gives up on writes older than the write timeout. */
@@ -212,20 +222,38 @@ final class LeaderTerm {
             return;
         }
         if (phase == Phase.GATHERING) {
-            snapshots.put(from, snapshot.entries());
+            // A member's answer with its state is kept should it answer again without one (it restarted since).
+            snapshots.merge(from, snapshot, (before, now) -> before.holdsState() ? before : now);
             maybeMerged();
         }
     }
 
+    /**
+     * Merges once a majority of members that hold a state have answered, or every member of the group has: a member
+     * that restarted empty may have acknowledged writes it no longer has, so its answer counts only toward the second.
+     */
     private void maybeMerged() {
-        if (phase != Phase.GATHERING || snapshots.size() < majority) {
+        if (phase != Phase.GATHERING) {
+            return;
+        }
+        List<List<ReplicaEntry>> held = new ArrayList<>();
+        int members = 0;
+        for (Map.Entry<PeerAddress, Snapshot> answer : snapshots.entrySet()) {
+            if (answer.getValue().holdsState()) {
+                held.add(answer.getValue().entries());
+            }
+            if (replicas.contains(answer.getKey())) {
+                members++;
+            }
+        }
+        if (held.size() < majority && members < size) {
             return;
         }
         if (local.newestTerm() > term) {
             refused(local.newestTerm());
             return;
         }
-        List<ReplicaEntry> merged = ReplicaState.merge(term, snapshots.values());
+        List<ReplicaEntry> merged = ReplicaState.merge(term, held);
         snapshots.clear();
         local.install(self, term, 0, merged);
         phase = Phase.PUSHING;

@@ -30,6 +30,16 @@ public interface ReplicaGroup {
     /** How many members' acknowledgements make a majority when {@code known} members are known. */
     int majority(int known);
 
+    /**
+     * How many members the group has when {@code known} are known: its configured size where it has one, else
+     * {@code known}. A new leader that has heard from this many members has heard from everyone, and a member that
+     * restarted empty asks {@code size - majority + 1} others for the newest term (see {@link ReplicatedWorkStore}).
+     * Default {@code known}: override it wherever {@link #majority} is of a configured size.
+     */
+    default int size(int known) {
+        return known;
+    }
+
     /** {@code metadata} with this member's store address added, for the node's {@link NodeInfo} before it joins. */
     static Map<String, String> advertise(Map<String, String> metadata, PeerAddress storeAddress) {
         Map<String, String> with = new HashMap<>(metadata);
@@ -77,7 +87,12 @@ public interface ReplicaGroup {
 
             @Override
             public int majority(int known) {
-                return (clusterSize > 0 ? clusterSize : Math.max(known, 1)) / 2 + 1;
+                return size(known) / 2 + 1;
+            }
+
+            @Override
+            public int size(int known) {
+                return clusterSize > 0 ? clusterSize : Math.max(known, 1);
             }
         };
     }

@@ -19,9 +19,13 @@ public sealed interface ReplicaMessage {
      * The answer to a {@link SnapshotRequest}.
      *
      * @param granted    false if the replica has seen a newer term ({@code newestTerm})
+     * @param holdsState whether the replica holds a state a leader gave it since it started: false for one that
+     *                   started empty and has not been given one yet, whose answer is no vote (it may have held
+     *                   writes it no longer has)
      * @param entries    every entry the replica holds, tombstones included (empty if not granted)
      */
-    record Snapshot(long term, boolean granted, long newestTerm, List<ReplicaEntry> entries) implements ReplicaMessage {
+    record Snapshot(long term, boolean granted, long newestTerm, boolean holdsState, List<ReplicaEntry> entries)
+            implements ReplicaMessage {
         public Snapshot {
             entries = List.copyOf(Objects.requireNonNull(entries, "entries"));
         }
@@ -66,6 +70,18 @@ public sealed interface ReplicaMessage {
      * {@link Push}; one that has seen a newer term refuses, and the leader learns it is deposed.
      */
     record Sync(long term, long upTo) implements ReplicaMessage {
+    }
+
+    /**
+     * A member that started empty asks the others for the newest term they have seen: from enough answers it knows
+     * every term it may have promised before it lost its state, and takes a state only from a leader of at least that
+     * term.
+     */
+    record RecoveryQuery() implements ReplicaMessage {
+    }
+
+    /** The answer to a {@link RecoveryQuery}: the newest term the member has seen. */
+    record RecoveryAnswer(long newestTerm) implements ReplicaMessage {
     }
 
     /** A message on the bus's {@code channel}, delivered at most once to the subscribers of each member. */

@@ -3,6 +3,7 @@ package dev.baton.peer.replica;
 import dev.baton.core.store.FencedValue;
 import dev.baton.peer.replica.ReplicaMessage.Push;
 import dev.baton.peer.replica.ReplicaMessage.PushAck;
+import dev.baton.peer.replica.ReplicaMessage.RecoveryAnswer;
 import dev.baton.peer.replica.ReplicaMessage.Snapshot;
 import dev.baton.peer.replica.ReplicaMessage.Sync;
 import dev.baton.peer.replica.ReplicaMessage.Write;
@@ -22,8 +23,23 @@ import java.util.TreeMap;
  * anything older), the term whose leader's state it holds ({@code syncedTerm}) and how many of that leader's writes it
  * holds, without a gap ({@code appliedSeq}). A pure state machine: messages in, answers out; not thread-safe (the
  * store runs it on one scheduler).
+ *
+ * <p>A replica starts empty (it lives in memory), and cannot tell the group's first start from a restart that lost
+ * writes it had acknowledged and terms it had promised to refuse. So it starts {@link Standing#RECOVERING}: until it
+ * holds a state again its catch-up answers are no votes, and before it takes a state it learns from the others the
+ * newest term it may have promised (its barrier), so that a deposed leader cannot hand it an old one.
  */
 final class ReplicaState {
+
+    /** Whether a replica's state can be counted on. */
+    enum Standing {
+        /** Started empty: asking the others for the newest term they have seen; takes no state from anyone yet. */
+        RECOVERING,
+        /** Knows its barrier (now its newest term); waits for a leader of at least that term to push it a state. */
+        AWAITING_STATE,
+        /** Holds a state a leader gave it (or formed itself, leading): every write it acknowledged since it started. */
+        HOLDING
+    }
 
     /** map name to key to entry; tombstones included. */
     private final Map<String, TreeMap<String, ReplicaEntry>> maps = new HashMap<>();
@@ -32,6 +48,56 @@ final class ReplicaState {
     /** The leader whose state of {@code syncedTerm} this replica holds: one term's state comes from one leader. */
     private PeerAddress syncedLeader;
     private long appliedSeq;
+    private Standing standing = Standing.RECOVERING;
+    /** While recovering: the newest term each member that answered has seen. */
+    private final Map<PeerAddress, Long> recoveryAnswers = new HashMap<>();
+
+    Standing standing() {
+        return standing;
+    }
+
+    /** Whether this replica holds a state a leader gave it since it started: its catch-up answer is a vote. */
+    boolean holdsState() {
+        return standing == Standing.HOLDING;
+    }
+
+    /** Whether {@code member} has answered this replica's recovery query. */
+    boolean answeredRecovery(PeerAddress member) {
+        return recoveryAnswers.containsKey(member);
+    }
+
+    /** Another member recovers: the newest term seen here. */
+    RecoveryAnswer onRecoveryQuery() {
+        return new RecoveryAnswer(newestTerm);
+    }
+
+    /** An answer to this replica's recovery query; recovery ends once {@code needed} members have answered. */
+    void onRecoveryAnswer(PeerAddress from, RecoveryAnswer answer, int needed) {
+        if (standing == Standing.RECOVERING) {
+            recoveryAnswers.put(from, answer.newestTerm());
+            finishRecovery(needed);
+        }
+    }
+
+    /**
+     * Ends recovery if {@code needed} other members have answered: the newest term among their answers becomes this
+     * replica's newest term (its barrier). A term's catch-up counted this replica with at least M - 1 others, and
+     * its leader's state was acknowledged by as many; any N - M + 1 other members include one of them, so no term
+     * this replica promised before it lost its state is newer than the barrier, as long as members lose their state
+     * one at a time.
+     *
+     * @return whether the replica is past recovering
+     */
+    boolean finishRecovery(int needed) {
+        if (standing == Standing.RECOVERING && recoveryAnswers.size() >= needed) {
+            for (long seen : recoveryAnswers.values()) {
+                newestTerm = Math.max(newestTerm, seen);
+            }
+            recoveryAnswers.clear();
+            standing = Standing.AWAITING_STATE;
+        }
+        return standing != Standing.RECOVERING;
+    }
 
     long newestTerm() {
         return newestTerm;
@@ -52,18 +118,25 @@ final class ReplicaState {
 
     /**
      * A new leader asks for the state: granted unless a newer term was seen (or this term's state already came from
-     * another leader), and older terms are refused from now.
+     * another leader), and older terms are refused from now. The answer says whether it is a vote: whether this
+     * replica holds a state.
      */
     Snapshot onSnapshotRequest(PeerAddress from, long term) {
         if (term < newestTerm || otherLeaderOf(term, from)) {
-            return new Snapshot(term, false, newestTerm, List.of());
+            return new Snapshot(term, false, newestTerm, holdsState(), List.of());
         }
         newestTerm = term;
-        return new Snapshot(term, true, newestTerm, entries());
+        return new Snapshot(term, true, newestTerm, holdsState(), entries());
     }
 
-    /** The leader's whole state replaces this one's, unless this one already holds as much of the same term. */
+    /**
+     * The leader's whole state replaces this one's, unless this one already holds as much of the same term; {@code
+     * null} (no answer, the leader pushes again) while recovering, when this replica cannot yet tell a deposed leader.
+     */
     PushAck onPush(PeerAddress from, Push push) {
+        if (standing == Standing.RECOVERING) {
+            return null;
+        }
         if (push.term() < newestTerm || otherLeaderOf(push.term(), from)) {
             return new PushAck(push.term(), push.upTo(), false, newestTerm);
         }
@@ -120,6 +193,8 @@ final class ReplicaState {
         syncedLeader = leader;
         appliedSeq = upTo;
         newestTerm = Math.max(newestTerm, term);
+        standing = Standing.HOLDING;
+        recoveryAnswers.clear();
     }
 
     /** Applies the leader's own write locally; the caller numbered it {@code appliedSeq() + 1}. */

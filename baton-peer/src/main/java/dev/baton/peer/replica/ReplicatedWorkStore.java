@@ -13,6 +13,8 @@ import dev.baton.core.time.Scheduler;
 import dev.baton.peer.replica.ReplicaMessage.Publish;
 import dev.baton.peer.replica.ReplicaMessage.Push;
 import dev.baton.peer.replica.ReplicaMessage.PushAck;
+import dev.baton.peer.replica.ReplicaMessage.RecoveryAnswer;
+import dev.baton.peer.replica.ReplicaMessage.RecoveryQuery;
 import dev.baton.peer.replica.ReplicaMessage.Snapshot;
 import dev.baton.peer.replica.ReplicaMessage.SnapshotRequest;
 import dev.baton.peer.replica.ReplicaMessage.Sync;
@@ -55,20 +57,33 @@ import org.slf4j.LoggerFactory;
  * write that reaches fewer members before the write timeout fails with a {@link StoreTimeoutException}: its outcome is
  * unknown, as with a store that timed out.
  *
- * <p><b>A new leader catches up first.</b> In a new term the leader gathers the state of a majority (entries with
- * their versions, removals included), keeps per key the newest version, pushes the merged state to a majority, and
- * only then serves reads and writes: its reads and writes wait for that, so a work cluster's leader never plans from
- * an older state than the group acknowledged. Any two majorities share a member, and that member refuses the old
- * term from the moment it answered the new leader, so every acknowledged write is in the merged state.
+ * <p><b>A new leader catches up first.</b> In a new term the leader gathers the state of a majority of members that
+ * hold one (entries with their versions, removals included), keeps per key the newest version, pushes the merged
+ * state to a majority, and only then serves reads and writes: its reads and writes wait for that, so a work cluster's
+ * leader never plans from an older state than the group acknowledged. Any two majorities share a member, and that
+ * member refuses the old term from the moment it answered the new leader, so every acknowledged write is in the
+ * merged state.
+ *
+ * <p><b>A member that started empty does not vote.</b> The replicas live in memory, so every start is empty, and a
+ * member cannot tell the group's first start from a restart that lost writes it had acknowledged. Until a leader has
+ * pushed it the whole state, its answer to a catch-up is no vote and it acknowledges no write. Before it takes a
+ * state it asks N - M + 1 other members ({@link ReplicaGroup#size} N, majority M) for the newest term they have seen
+ * and refuses anything older, so a deposed leader cannot give it an old state. A leader whose catch-up finds fewer
+ * than a majority holding a state waits for more; once every one of the N members has answered, no one else can hold
+ * anything and it starts from what they hold: so a group's first start (everyone empty) forms its state once every
+ * member is up. Assumption, as for the quorum protocol's votes kept in memory: members come back empty one at a time
+ * (a member that restarted holds the state again before another one restarts).
  *
  * <p><b>Reads are not fenced.</b> On a member that does not lead, reads answer from its own replica, which may lag the
  * leader's by the writes in flight (as a store's reads may lag a leader's writes).
  *
  * <p><b>Limits.</b> A catch-up sends the whole state in one message, so it must fit the transport's frame limit
- * (give the store's transport a generous {@code maxFrameSize}). The replicas live in memory. A member that restarts comes back empty and catches up from the
- * leader; the maps survive any minority of members restarting or failing at a time, not a majority at once (their
- * content is then lost, like an in-memory store's). The bus is at most once, like every {@link MessageBus}: a message
- * goes to the members known at the time and is lost for one that is unreachable.
+ * (give the store's transport a generous {@code maxFrameSize}). A member that restarts comes back empty and the
+ * leader pushes it the state; the maps survive any minority of members being down while members come back one at a
+ * time, not a majority losing its state at once (what only they held is then lost, like an in-memory store's
+ * content, and the group starts again from what the others hold once every member answers). The bus is at most once,
+ * like every {@link MessageBus}: a message goes to the members known at the time and is lost for one that is
+ * unreachable.
  *
  * <p>Thread: everything runs on one scheduler (its own thread by default); futures complete and bus handlers run on
  * it, so they must not block. Life cycle: {@link #start()} once the election is built, {@link #close()} after the work
@@ -173,8 +188,9 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
                 viewKnown = true;
                 LeaderTerm current = current();
                 if (current != null && changed && current.started()) {
-                    current.view(replicas, members.majority(replicas.size()));
+                    current.view(replicas, members.majority(replicas.size()), members.size(replicas.size()));
                 }
+                recover();
             }
         }));
         LeaderTerm current = current();
@@ -202,9 +218,33 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
                     scheduler::execute);
         }
         if (leader != null && !leader.started() && viewKnown) {
-            leader.start(replicas, members.majority(replicas.size()), clock.nanoTime());
+            leader.start(replicas, members.majority(replicas.size()), members.size(replicas.size()),
+                    clock.nanoTime());
         }
         return leader;
+    }
+
+    /** While the replica recovers: asks the members that have not answered yet for the newest term they have seen. */
+    private void recover() {
+        if (local.finishRecovery(recoveryAnswersNeeded())) {
+            endIfSuperseded();
+            return;
+        }
+        for (PeerAddress peer : replicas) {
+            if (!peer.equals(transport.local()) && !local.answeredRecovery(peer)) {
+                send(peer, new RecoveryQuery());
+            }
+        }
+    }
+
+    /**
+     * How many other members a recovering replica hears from: N - M + 1 of a group of N with majority M, so that they
+     * include one of the M - 1 others that took part in any term's catch-up or acknowledged its leader's state (none
+     * in a group of one).
+     */
+    private int recoveryAnswersNeeded() {
+        int size = members.size(replicas.size());
+        return Math.max(0, Math.min(size - members.majority(replicas.size()) + 1, size - 1));
     }
 
     private void send(PeerAddress to, ReplicaMessage message) {
@@ -228,13 +268,22 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
         if (message instanceof SnapshotRequest request) {
             send(from, local.onSnapshotRequest(from, request.term()));
         } else if (message instanceof Push push) {
-            send(from, local.onPush(from, push));
+            PushAck answer = local.onPush(from, push);
+            if (answer != null) {
+                send(from, answer);
+            }
         } else if (message instanceof Write write) {
             send(from, local.onWrite(from, write));
         } else if (message instanceof Sync sync) {
             WriteAck answer = local.onSync(from, sync);
             if (answer != null) {
                 send(from, answer);
+            }
+        } else if (message instanceof RecoveryQuery) {
+            send(from, local.onRecoveryQuery());
+        } else if (message instanceof RecoveryAnswer answer) {
+            if (viewKnown) {
+                local.onRecoveryAnswer(from, answer, recoveryAnswersNeeded());
             }
         } else if (message instanceof Publish publish) {
             deliver(publish.channel(), publish.message());
@@ -247,8 +296,13 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
                 current.onWriteAck(from, ack, now);
             }
         }
+        endIfSuperseded();
+    }
+
+    private void endIfSuperseded() {
         if (leader != null && local.newestTerm() > leader.term()) {
-            // A newer leader spoke to this member: this member's term is over, whatever its election still says.
+            // A newer leader spoke to this member (or, recovering, it learned of one): this member's term is over,
+            // whatever its election still says.
             leader.end(new IllegalStateException("term " + leader.term() + " was superseded by term "
                     + local.newestTerm()), local.newestTerm());
             leader = null;

@@ -17,6 +17,8 @@ class ReplicaGroupTest {
         assertThat(group.majority(1)).isEqualTo(2);
         assertThat(group.majority(3)).isEqualTo(2);
         assertThat(ReplicaGroup.of(null, 5).majority(2)).isEqualTo(3);
+        assertThat(group.size(1)).isEqualTo(3);
+        assertThat(ReplicaGroup.of(null, 4).size(5)).isEqualTo(4);
     }
 
     @Test
@@ -27,6 +29,8 @@ class ReplicaGroupTest {
         assertThat(group.majority(1)).isEqualTo(1);
         assertThat(group.majority(3)).isEqualTo(2);
         assertThat(group.majority(4)).isEqualTo(3);
+        assertThat(group.size(0)).isEqualTo(1);
+        assertThat(group.size(4)).isEqualTo(4);
     }
 
     @Test

@@ -277,6 +277,82 @@ class ReplicatedWorkStoreTest {
     }
 
     @Test
+    void aMemberThatRestartedEmptyIsNoVoteInANewLeadersCatchUp() {
+        member(A).leads(1);
+        settle();
+        network.cut(A, C);
+        assertThat(done(write(member(A).put("camera-1", "rtsp://one", 1))).accepted()).isTrue();   // A and B hold it
+        network.partition(Set.of(A), Set.of(B, C));   // A is cut off before it can push B the state again
+        restart(B);
+
+        member(C).leads(2);
+        CompletableFuture<Optional<FencedValue>> read = member(C).store.mapGet(GROUP, MAP, "camera-1");
+        settle();
+        assertThat(read).as("C and the empty B are no majority that holds a state").isNotDone();
+
+        network.heal();   // A, which still holds the write, answers C's catch-up
+        settle();
+        assertThat(done(read)).get().satisfies(v -> assertThat(new String(v.value(), StandardCharsets.UTF_8))
+                .isEqualTo("rtsp://one"));
+        assertThat(member(B).read("camera-1")).contains("rtsp://one");
+    }
+
+    @Test
+    void aMemberThatRestartedEmptyTakesNoStateFromADeposedLeader() {
+        member(A).leads(1);
+        settle();
+        network.partition(Set.of(A), Set.of(B, C));
+        member(B).leads(2);   // A's election has not noticed: it still believes it leads term 1
+        assertThat(done(write(member(B).put("camera-1", "rtsp://two", 2))).accepted()).isTrue();
+        network.partition(Set.of(A, C), Set.of(B));
+        restart(C);           // C forgets that it answered term 2; only the deposed A reaches it
+
+        CompletableFuture<FencedMapWrite> stale = member(A).put("camera-1", "rtsp://stale", 1);
+        settle();
+        assertThat(stale).as("C takes neither A's old state nor its write before it knows the newest term")
+                .isNotDone();
+
+        network.heal();   // C learns term 2 from B, refuses A, and B pushes it the state
+        scheduler.advance(WRITE_TIMEOUT);
+        assertThat(stale).isCompletedExceptionally();
+        assertThat(member(C).read("camera-1")).contains("rtsp://two");
+        crash(B);
+        member(C).leads(3);
+        assertThat(member(C).read("camera-1")).contains("rtsp://two");
+    }
+
+    @Test
+    void aGroupThatStartsEmptyFormsItsStateOnceEveryMemberHasAnswered() {
+        network.partition(Set.of(A, B), Set.of(C));
+        member(A).leads(1);
+        CompletableFuture<FencedMapWrite> write = member(A).put("camera-1", "rtsp://one", 1);
+        settle();
+        assertThat(write).as("A and B hold no state: for all they know, C holds the group's").isNotDone();
+
+        network.heal();
+        settle();
+        assertThat(done(write).accepted()).isTrue();
+        for (PeerAddress address : List.of(A, B, C)) {
+            assertThat(member(address).read("camera-1")).as(address.format()).contains("rtsp://one");
+        }
+    }
+
+    @Test
+    void aGroupWhoseEveryMemberRestartedStartsAgainFromWhatIsLeft() {
+        member(A).leads(1);
+        assertThat(done(write(member(A).put("camera-1", "rtsp://one", 1))).accepted()).isTrue();
+        restart(A);
+        restart(B);
+        restart(C);
+
+        member(B).leads(2);
+        CompletableFuture<Optional<FencedValue>> read = member(B).store.mapGet(GROUP, MAP, "camera-1");
+        settle();
+        assertThat(done(read)).as("the replicas lived in memory").isEmpty();
+        assertThat(done(write(member(B).put("camera-2", "rtsp://two", 2))).accepted()).isTrue();
+    }
+
+    @Test
     void aPublishedMessageReachesTheSubscribersOfEveryMember() {
         Map<PeerAddress, List<String>> received = new HashMap<>();
         for (PeerAddress address : List.of(A, B, C)) {
