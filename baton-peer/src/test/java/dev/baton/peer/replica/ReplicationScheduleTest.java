@@ -6,6 +6,7 @@ import dev.baton.core.Leadership;
 import dev.baton.core.store.FencedMapWrite;
 import dev.baton.core.store.FencedValue;
 import dev.baton.peer.sim.LinkConditions;
+import dev.baton.peer.sim.NodeScheduler;
 import dev.baton.peer.sim.SimulatedNetwork;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.testkit.DeterministicScheduler;
@@ -20,15 +21,18 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
  * Random schedules on the simulated network (loss, duplication, reordering, partitions) with leadership passing
- * between three members, where a deposed leader keeps believing it leads for a while and keeps writing: no
- * acknowledged write is ever lost. At the end the network heals and a last leader catches up; for every key its value
- * must come from the acknowledged write with the newest version, or from a write issued after it whose outcome was
- * unknown (it failed, or never completed). A failing schedule prints its seed; {@code -Dreplica.seed=N} replays it,
- * {@code -Dreplica.schedules=N} runs more.
+ * between three members, where a deposed leader keeps believing it leads for a while and keeps writing, and members
+ * restart empty (their replicas live in memory): no acknowledged write is ever lost. Members restart one at a time,
+ * as the store assumes: after a restart, the next one waits until the network has been whole, without loss, under a
+ * new leader long enough for the restarted member to hold the state again. At the end the network heals and a last
+ * leader catches up; for every key its value must come from the acknowledged write with the newest version, or from a
+ * write issued after it whose outcome was unknown (it failed, or never completed). A failing schedule prints its
+ * seed; {@code -Dreplica.seed=N} replays it, {@code -Dreplica.schedules=N} runs more.
  */
 class ReplicationScheduleTest {
 
@@ -79,17 +83,18 @@ class ReplicationScheduleTest {
         Random random = new Random(seed);
         FakeClock clock = new FakeClock();
         DeterministicScheduler scheduler = new DeterministicScheduler(clock);
+        LinkConditions lossy = LinkConditions.delayed(Duration.ofMillis(1), Duration.ofMillis(30)).withLoss(0.05)
+                .withDuplication(0.05);
         SimulatedNetwork<ReplicaMessage> network = SimulatedNetwork.<ReplicaMessage>builder(scheduler, clock,
                         new Random(random.nextLong()))
-                .defaultLink(LinkConditions.delayed(Duration.ofMillis(1), Duration.ofMillis(30)).withLoss(0.05)
-                        .withDuplication(0.05))
+                .defaultLink(lossy)
                 .codec(ReplicatedWorkStore.codec())
                 .build();
         Map<PeerAddress, Leadership[]> believes = new HashMap<>();
         Map<PeerAddress, ReplicatedWorkStore> stores = new HashMap<>();
-        for (PeerAddress address : MEMBERS) {
-            Leadership[] held = new Leadership[1];
-            believes.put(address, held);
+        Map<PeerAddress, NodeScheduler> processes = new HashMap<>();
+        Function<PeerAddress, ReplicatedWorkStore> startStore = address -> {
+            Leadership[] held = believes.computeIfAbsent(address, a -> new Leadership[1]);
             ReplicaGroup group = new ReplicaGroup() {
                 @Override
                 public Optional<Leadership> leadership() {
@@ -106,18 +111,43 @@ class ReplicationScheduleTest {
                     return 2;
                 }
             };
-            ReplicatedWorkStore store = ReplicatedWorkStore.builder(GROUP, group, network.transport(address))
-                    .scheduler(scheduler).clock(clock).writeTimeout(Duration.ofSeconds(1)).build();
+            NodeScheduler process = new NodeScheduler(scheduler);
+            processes.put(address, process);
+            ReplicatedWorkStore store = ReplicatedWorkStore.builder(GROUP, group,
+                            stores.containsKey(address) ? network.restart(address) : network.transport(address))
+                    .scheduler(process).clock(clock).writeTimeout(Duration.ofSeconds(1)).build();
             store.start();
             stores.put(address, store);
-        }
+            return store;
+        };
+        MEMBERS.forEach(startStore::apply);
 
         List<Issued> issued = new ArrayList<>();
         Map<PeerAddress, Integer> orderInTerm = new HashMap<>();
         long term = 0;
+        boolean restartedMemberHoldsState = true;
         for (int step = 0; step < 120; step++) {
             int action = random.nextInt(100);
-            if (action < 8) {
+            if (action >= 95 && restartedMemberHoldsState) {
+                // A member restarts empty; its election leads nothing until elected again.
+                PeerAddress restarted = MEMBERS.get(random.nextInt(MEMBERS.size()));
+                processes.get(restarted).crash();
+                believes.get(restarted)[0] = null;
+                startStore.apply(restarted);
+                restartedMemberHoldsState = false;
+            } else if (action >= 95) {
+                // Before another restart: the network whole and without loss under a new leader, until the member
+                // that restarted holds the state again.
+                network.heal();
+                network.setDefaultLink(LinkConditions.delayed(Duration.ofMillis(1), Duration.ofMillis(30)));
+                PeerAddress next = MEMBERS.get(random.nextInt(MEMBERS.size()));
+                long t = ++term;
+                believes.get(next)[0] = leadership(next, t, clock);
+                orderInTerm.put(next, 0);
+                scheduler.advance(Duration.ofSeconds(2));
+                network.setDefaultLink(lossy);
+                restartedMemberHoldsState = true;
+            } else if (action < 8) {
                 // A new leader; the previous one may keep believing it leads (it has not noticed yet).
                 PeerAddress next = MEMBERS.get(random.nextInt(MEMBERS.size()));
                 long t = ++term;
