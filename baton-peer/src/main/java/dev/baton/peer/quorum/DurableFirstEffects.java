@@ -19,8 +19,10 @@ import java.util.function.Consumer;
  * and never overtake each other or an earlier message.
  *
  * <p>A save that fails drops the sends that waited for it (they would claim a vote the disk does not hold), and the
- * steps that would count this node's own vote ({@link #afterDurable}), and reports the failure; notices still run, in order, so that the application's view never skips a loss. The state the failed
- * save held stays in memory and goes to disk with the next save. The queue is guarded by this object's monitor.
+ * steps that would count this node's own vote or tell it leads ({@link #afterDurable}), and reports the failure, on
+ * which the node stops taking part (see {@code QuorumNode}); notices still run, in order, so that the application's
+ * view never skips a loss. Saves asked for before the failure was reported are still written, and what waited for
+ * them goes out: each holds the whole state. The queue is guarded by this object's monitor.
  */
 final class DurableFirstEffects implements Effects, GroupCommitWriter.Listener {
 

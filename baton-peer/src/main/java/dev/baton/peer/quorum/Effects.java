@@ -37,8 +37,9 @@ interface Effects {
 
     /**
      * Runs {@code step} on the node's scheduler once every state saved before it is durable, and never if one of those
-     * saves failed. For the steps that count this node's own vote: a vote counts toward a majority only once the disk
-     * holds it, like a vote from another node, which arrives only after its write completed.
+     * saves failed. For the steps that count this node's own vote (a vote counts toward a majority only once the disk
+     * holds it, like a vote from another node, which arrives only after its write completed) and the notice that it
+     * leads (a term is recorded as led before the application hears of it).
      */
     void afterDurable(Runnable step);
 

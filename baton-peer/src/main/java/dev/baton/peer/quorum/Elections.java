@@ -88,7 +88,7 @@ final class Elections implements Proposer.Outcome {
         }
         QuorumNode.Phase phase = node.phase();
         if (phase == QuorumNode.Phase.RECOVERING || node.leadingOrElect() || phase == QuorumNode.Phase.CLOSED
-                || (!resigned && !allowedNow())) {
+                || phase == QuorumNode.Phase.STOPPED || (!resigned && !allowedNow())) {
             return;
         }
         node.openRound();

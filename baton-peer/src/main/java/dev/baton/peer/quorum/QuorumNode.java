@@ -46,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * through the narrow {@link NodeContext} and {@link Transitions}: {@code RECOVERING} ({@link Recovery}: started
  * without saved state, finds its voting barrier), {@code SEEKING} and {@code JOINING} ({@link Seeking}), {@code
  * FOLLOWING} ({@link Following}), {@code LEADER_ELECT} and {@code LEADING} (one {@link LeaderTerm} per term, with its
- * {@link LeaderDuties}), {@code CLOSED}. In every phase the node votes through its {@link VoteGate} and runs or learns
- * elections through {@link Elections}; what it knows of its leader is one {@link KnownLeader} they share.
+ * {@link LeaderDuties}), {@code STOPPED} (a save failed: see {@link #stopOnWriteFailure}), {@code CLOSED}. In every
+ * phase the node votes through its {@link VoteGate} and runs or learns elections through {@link Elections}; what it
+ * knows of its leader is one {@link KnownLeader} they share.
  *
  * <p>Validation (seed 003's sending and receiving principles): only a node leading a version acknowledges keep-alives
  * or changes member states for it; a message that instructs a node (rejoin, relieve, resign, member removed) is acted
@@ -57,7 +58,7 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
 
     private static final Logger log = LoggerFactory.getLogger(QuorumNode.class);
 
-    enum Phase { CREATED, RECOVERING, SEEKING, JOINING, FOLLOWING, LEADER_ELECT, LEADING, CLOSED }
+    enum Phase { CREATED, RECOVERING, SEEKING, JOINING, FOLLOWING, LEADER_ELECT, LEADING, STOPPED, CLOSED }
 
     private final String group;
     private final PeerAddress self;
@@ -89,6 +90,7 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
     private final Map<PeerAddress, Long> peers = new TreeMap<>();
     private Cancellable tickTimer = Cancellable.NONE;
     private Cancellable phaseTimer = Cancellable.NONE;
+    private String stoppedBecause;
 
     QuorumNode(String group, PeerAddress self, MemberCard card, QuorumConfig config,
             Transport<QuorumMessage> transport, DurableState durable, Effects.Factory driver, Clock clock,
@@ -102,8 +104,7 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
         this.scheduler = scheduler;
         this.random = random;
         this.output = new NodeOutput(events, clock, metrics);
-        this.effects = driver.create(durable, transport, scheduler, group + "-" + self,
-                e -> reportError("cannot save the election state; the vote was not sent", e));
+        this.effects = driver.create(durable, transport, scheduler, group + "-" + self, this::stopOnWriteFailure);
         this.notices = new Notices(output, effects);
         this.tickFailures = new TickFailures(log, clock, output, "[" + group + " " + self + "]");
         this.acceptor = new Acceptor(durable, effects);
@@ -274,14 +275,14 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
     }
 
     void onMessage(PeerAddress from, QuorumMessage message) {
-        if (phase == Phase.CREATED || phase == Phase.CLOSED || from.equals(self)) {
+        if (phase == Phase.CREATED || phase == Phase.STOPPED || phase == Phase.CLOSED || from.equals(self)) {
             return;
         }
         peers.put(from, clock.nanoTime());
         try {
             inbox.dispatch(from, message);
         } catch (UncheckedIOException e) {
-            reportError("cannot save the election state; the vote was not sent", e);
+            stopOnWriteFailure(e);
         }
         publish();
     }
@@ -340,7 +341,7 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
     }
 
     private void tick() {
-        if (phase == Phase.CLOSED) {
+        if (phase == Phase.CLOSED || phase == Phase.STOPPED) {
             return;
         }
         try {
@@ -349,7 +350,7 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
             tickFailures.report("the heartbeat tick", e);
         } finally {
             // Whatever this tick did, the next one comes: one exception must not end keep-alives and check-quorum.
-            if (phase != Phase.CLOSED) {
+            if (phase != Phase.CLOSED && phase != Phase.STOPPED) {
                 scheduleTick();
             }
         }
@@ -401,11 +402,41 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
         recovery = null;
     }
 
+    // ================================================================ a failed save
+
+    /**
+     * A save failed, so the disk may hold less than this node acted on, and after a failed fsync nothing tells what
+     * reached it (retrying one may report success for data the kernel has dropped). The sends and the own votes that
+     * depended on the save were dropped; the node now stops taking part, as a database stops on a failed fsync: it
+     * gives up a leadership it holds, proposes, votes and answers no more, and says why in {@code problem()}, until
+     * it is closed and started again on what its disk holds (a restart is safe: nothing that depended on the lost
+     * save left the node). Carrying on would let later messages rest on state the disk may not have.
+     */
+    private void stopOnWriteFailure(RuntimeException cause) {
+        if (phase == Phase.STOPPED || phase == Phase.CLOSED) {
+            return;
+        }
+        Throwable root = cause.getCause() == null ? cause : cause.getCause();
+        // An exception wrapping another without a message of its own repeats the other's: say it once.
+        String reason = root == cause || root.toString().equals(cause.getMessage()) ? String.valueOf(root.getMessage())
+                : cause.getMessage() + ": " + root.getMessage();
+        reportError("cannot save the election state (" + reason + "); what depended on it was not sent, and this"
+                + " node takes no further part in elections until it is restarted", cause);
+        if (leadingOrElect()) {
+            leading.stop(LossReason.EXPIRED_LOCALLY);
+        }
+        elections.cancel();
+        tickTimer.cancel();
+        setCurrent(null);
+        stoppedBecause = reason;
+        enterPhase(Phase.STOPPED);
+    }
+
     // ================================================================ transitions
 
     @Override
     public void enterPhase(Phase next) {
-        if (phase == Phase.CLOSED) {
+        if (phase == Phase.CLOSED || phase == Phase.STOPPED) {
             return;
         }
         phase = next;
@@ -510,6 +541,7 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
         notices.snapshot(switch (phase) {
             case LEADING -> NodeState.LEADER;
             case LEADER_ELECT -> NodeState.CANDIDATE;
+            case STOPPED -> NodeState.STOPPED;
             default -> elections.running() ? NodeState.CANDIDATE : NodeState.FOLLOWER;
         }, problem());
     }
@@ -518,6 +550,7 @@ final class QuorumNode implements NodeContext, Transitions, QuorumInbox.Node, Re
         long now = clock.nanoTime();
         return switch (phase) {
             case RECOVERING -> "recovering after a start without saved state: " + recovery.describe();
+            case STOPPED -> "stopped: cannot save the election state (" + stoppedBecause + "); restart this node";
             case FOLLOWING -> now - known.contact >= heartbeatTimeout
                     ? "leader " + known.current + " not heard for " + Duration.ofNanos(now - known.contact).toMillis()
                             + " ms"

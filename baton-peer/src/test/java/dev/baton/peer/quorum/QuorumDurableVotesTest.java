@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.core.Capabilities;
 import dev.baton.core.ElectionEvent;
+import dev.baton.core.NodeState;
 import dev.baton.peer.MemberCard;
 import dev.baton.peer.quorum.QuorumMessage.PreProposal;
 import dev.baton.peer.quorum.QuorumMessage.PreVote;
@@ -111,7 +112,7 @@ class QuorumDurableVotesTest {
     }
 
     @Test
-    void aFailedWriteDropsTheVoteThatDependedOnItAndIsReported() {
+    void aFailedWriteDropsTheVoteThatDependedOnItAndStopsTheNodeUntilItIsRestarted() {
         List<ElectionEvent> events = new CopyOnWriteArrayList<>();
         election.addListener(events::add);
         startAndWaitOutTheTtl();
@@ -122,12 +123,34 @@ class QuorumDurableVotesTest {
         assertThat(p2.received(PreVote.class)).as("the promise is not on disk, so it is not sent").isEmpty();
         assertThat(events).filteredOn(ElectionEvent.ElectionError.class::isInstance)
                 .extracting(e -> ((ElectionEvent.ElectionError) e).message())
-                .contains("cannot save the election state; the vote was not sent");
+                .singleElement().asString()
+                .startsWith("cannot save the election state (")
+                .endsWith("what depended on it was not sent, and this node takes no further part in elections until"
+                        + " it is restarted");
+        assertThat(election.state()).isEqualTo(NodeState.STOPPED);
+        assertThat(election.problem()).hasValueSatisfying(p -> assertThat(p).startsWith("stopped: cannot save"));
 
+        // Carrying on would let later votes rest on a state the disk may not hold: it answers nothing any more.
         p2.send(n1, new PreProposal(new Ballot(5, 1, n2), false));
+        cluster.advance(Duration.ofMillis(50));
+        assertThat(p2.received(PreVote.class)).isEmpty();
+
+        // Started again on what its disk holds, it votes.
+        process.crash();
+        cluster.network.crash(n1);
+        NodeScheduler again = new NodeScheduler(cluster.scheduler);
+        QuorumElection restarted = new QuorumElection(SimCluster.GROUP, new MemberCard("n1", null,
+                Capabilities.DEFAULT, Map.of()), cluster.config, cluster.network.restart(n1), disk, cluster.clock,
+                again, new Random(8), Runnable::run, null);
+        restarted.node().start();
+        cluster.advance(TTL_AND_A_BIT);
+        p2.send(n1, new PreProposal(new Ballot(5, 2, n2), false));
         advanceUntil(() -> !p2.received(PreVote.class).isEmpty());
-        assertThat(p2.last(PreVote.class).ballot().round()).isEqualTo(1);
+        assertThat(p2.last(PreVote.class).ballot().round()).isEqualTo(2);
         assertThat(p2.last(PreVote.class).accepted()).isTrue();
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        again.execute(() -> restarted.node().close(false, closed));
+        advanceUntil(closed::isDone);
     }
 
     private void startAndWaitOutTheTtl() {
