@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,13 @@ import org.junit.jupiter.api.Test;
  * {@value #FRESH_LEADER_KILLS_ONE_IN}, that leader then steps down and its successor is killed 0-11 ms after every node
  * follows it (before some have its table, as {@code baton demo} kills), and within 4 x ttlTimeout the survivors must
  * have a new leader that has removed the dead one: removed from every live node's view, with a {@code MemberRemoved}.
+ *
+ * <p>In half the schedules the nodes keep their votes on {@link SimulatedDisk}s, saved through the group-commit driver
+ * of a node with a data directory (each write takes virtual time, and dies with its process). There a crash may tear
+ * the last record written even though its fsync returned (a detected loss: the node recovers before it votes, so it is
+ * done only while no other node is recovering), and a node's next fsync may fail (the node stops taking part and is
+ * restarted later). Both are within the fault model the election is safe under; a lost write that leaves the older
+ * record intact is not, see {@code QuorumDiskFaultsTest}.
  *
  * <p>A failing schedule names its seed; {@code -Dquorum.seed=N} replays just that one, {@code -Dquorum.schedules=N}
  * runs more or fewer (default 25,000), {@code -Dquorum.firstSeed=N} starts elsewhere.
@@ -51,24 +59,37 @@ class QuorumSimulationTest {
         int acquisitions = 0;
         int handovers = 0;
         int freshLeadersKilled = 0;
+        int onDisks = 0;
+        int tornWrites = 0;
+        int stoppedByFailedForce = 0;
         for (long seed = FIRST_SEED; seed < FIRST_SEED + SCHEDULES; seed++) {
             Schedule schedule = run(seed);
             acquisitions += schedule.checker.acquisitions();
             handovers += schedule.handovers.size();
             freshLeadersKilled += schedule.freshLeaderKilled ? 1 : 0;
+            onDisks += schedule.onDisks ? 1 : 0;
+            tornWrites += schedule.tornWrites;
+            stoppedByFailedForce += schedule.stoppedByFailedForce;
         }
-        System.out.printf("quorum simulation: %d schedules, %d leaderships acquired, %d hand-over proposals, %d fresh "
-                + "leaders killed and removed, %d ms%n", SCHEDULES, acquisitions, handovers, freshLeadersKilled,
-                (System.nanoTime() - started) / 1_000_000);
+        System.out.printf("quorum simulation: %d schedules (%d on disks), %d leaderships acquired, %d hand-over "
+                + "proposals, %d fresh leaders killed and removed, %d torn writes, %d nodes stopped by a failed "
+                + "fsync, %d ms%n", SCHEDULES, onDisks, acquisitions, handovers, freshLeadersKilled, tornWrites,
+                stoppedByFailedForce, (System.nanoTime() - started) / 1_000_000);
         assertThat(acquisitions).as("leadership really moved around").isGreaterThan(SCHEDULES * 2);
         assertThat(handovers).as("graceful hand-overs (close, step-down) really happened").isGreaterThan(SCHEDULES / 4);
         assertThat(freshLeadersKilled).as("fresh leaders really were killed")
                 .isGreaterThan(SCHEDULES / FRESH_LEADER_KILLS_ONE_IN / 2);
+        assertThat(onDisks).as("schedules on disks, through the group-commit driver").isGreaterThan(SCHEDULES / 3);
+        assertThat(tornWrites).as("torn writes really were recovered from").isGreaterThan(SCHEDULES / 10);
+        assertThat(stoppedByFailedForce).as("failed fsyncs really stopped nodes").isGreaterThan(SCHEDULES / 10);
     }
 
     @Test
     void aScheduleReplaysIdenticallyFromItsSeed() {
         assertThat(trace(42)).isEqualTo(trace(42));
+        long onDisks = LongStream.iterate(42, seed -> seed + 1).filter(seed -> new Schedule(seed).onDisks)
+                .findFirst().orElseThrow();
+        assertThat(trace(onDisks)).isEqualTo(trace(onDisks));
     }
 
     private static String trace(long seed) {
@@ -92,12 +113,17 @@ class QuorumSimulationTest {
     /** One random schedule. */
     private static final class Schedule {
         final Random random;
+        /** The disk faults' draws, apart from random's: schedules in memory replay as they did before disks. */
+        final Random diskFaults;
+        final boolean onDisks;
         final SimCluster cluster;
         final SafetyChecker checker;
         final List<String> actions = new ArrayList<>();
         /** Hand-over ballots proposed: successors of a closing or stepping-down leader. */
         final Set<Ballot> handovers = new HashSet<>();
         boolean freshLeaderKilled;
+        int tornWrites;
+        int stoppedByFailedForce;
 
         Schedule(long seed) {
             this.random = new Random(seed * 0x9E3779B97F4A7C15L);
@@ -108,6 +134,11 @@ class QuorumSimulationTest {
                     .withLoss(random.nextDouble() * 0.05)
                     .withDuplication(random.nextDouble() * 0.02);
             this.cluster = new SimCluster(seed, size, seeds, QuorumConfig.fast(), link, random.nextInt(25) == 0);
+            this.diskFaults = new Random(seed * 0x2545F4914F6CDD1DL + 0xD15C);
+            this.onDisks = diskFaults.nextBoolean();
+            if (onDisks) {
+                cluster.onDisks();
+            }
             this.checker = new SafetyChecker(cluster);
             cluster.network.addListener(event -> {
                 if (event instanceof NetworkEvent.Sent<QuorumMessage> sent
@@ -125,6 +156,9 @@ class QuorumSimulationTest {
             while (cluster.clock.nanoTime() < end) {
                 cluster.advance(Duration.ofMillis(20 + random.nextInt(400)), STEP, checker::check);
                 act();
+                if (onDisks) {
+                    failAForce();
+                }
             }
             healAndRestart();
             cluster.advance(cluster.config.ttlTimeout().multipliedBy(3), STEP, checker::check);
@@ -194,12 +228,15 @@ class QuorumSimulationTest {
             switch (random.nextInt(12)) {
                 case 0, 1 -> {
                     if (node.live() && liveCount() > 1) {
-                        actions.add(at() + "crash " + victim);
-                        cluster.crash(victim);
+                        boolean tear = onDisks && diskFaults.nextInt(3) == 0 && !someoneElseRecovering(victim);
+                        boolean torn = cluster.crash(victim, tear ? SimulatedDisk.CrashFault.TEAR_LAST_WRITE
+                                : SimulatedDisk.CrashFault.NONE);
+                        actions.add(at() + "crash " + victim + (torn ? ", tearing the last record it wrote" : ""));
+                        tornWrites += torn ? 1 : 0;
                     }
                 }
                 case 2, 3 -> {
-                    if (!node.live()) {
+                    if (!node.live() || node.stopped()) {
                         restart(victim);
                     }
                 }
@@ -281,13 +318,37 @@ class QuorumSimulationTest {
             cluster.network.partition(one, other);
         }
 
-        private void restart(PeerAddress victim) {
-            // State is lost one node at a time: not while another node, running or crashed, has yet to finish
-            // recovering from its own loss (the fault model docs/quorum.md states).
-            boolean someoneRecovering = cluster.nodes.values().stream()
+        /** On disks, now and then: a running node's next fsync fails, so it stops taking part until restarted. */
+        private void failAForce() {
+            if (diskFaults.nextInt(8) != 0) {
+                return;
+            }
+            List<SimCluster.Node> running = cluster.live().stream().filter(n -> !n.stopped()).toList();
+            if (running.isEmpty()) {
+                return;
+            }
+            SimCluster.Node node = running.get(diskFaults.nextInt(running.size()));
+            actions.add(at() + "fail the next fsync of " + node.address);
+            node.disk().failNextForce();
+        }
+
+        /**
+         * State is lost one node at a time: not while another node, running or crashed, has yet to finish recovering
+         * from its own loss (the fault model docs/quorum.md states).
+         */
+        private boolean someoneElseRecovering(PeerAddress victim) {
+            return cluster.nodes.values().stream()
                     .anyMatch(n -> !n.address.equals(victim) && n.state.load().map(s -> !s.recovered()).orElse(true));
-            boolean keepState = someoneRecovering || random.nextInt(3) != 0;
-            actions.add(at() + "restart " + victim + (keepState ? " with state" : " without state"));
+        }
+
+        private void restart(PeerAddress victim) {
+            boolean keepState = someoneElseRecovering(victim) || random.nextInt(3) != 0;
+            SimCluster.Node node = cluster.node(victim);
+            if (node.stopped()) {
+                stoppedByFailedForce++;
+            }
+            actions.add(at() + "restart " + victim + (node.stopped() ? " (stopped by a failed fsync)" : "")
+                    + (keepState ? " with state" : " without state"));
             cluster.restart(victim, keepState);
         }
 
@@ -302,8 +363,13 @@ class QuorumSimulationTest {
                     }
                 }
             }
+            for (SimCluster.Node node : cluster.live()) {
+                if (node.disk() != null) {
+                    node.disk().cancelForceFailure();
+                }
+            }
             for (PeerAddress address : cluster.addresses) {
-                if (!cluster.node(address).live()) {
+                if (!cluster.node(address).live() || cluster.node(address).stopped()) {
                     restart(address);
                 }
             }

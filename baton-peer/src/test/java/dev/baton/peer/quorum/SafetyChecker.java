@@ -4,7 +4,9 @@ import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LeadershipAcquired;
 import dev.baton.core.ElectionEvent.LeadershipLost;
 import dev.baton.core.ElectionEvent.LossReason;
+import dev.baton.core.Leadership;
 import dev.baton.peer.transport.PeerAddress;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -17,11 +19,15 @@ import java.util.Set;
  * <ol>
  *   <li>never two leaders of one version: every (version, leader) any node ever recognised (learned as decided, or
  *       acquired) is recorded, and a version never gets a second leader;</li>
- *   <li>at most one node holds a valid leadership at any instant;</li>
+ *   <li>at most one node holds a valid leadership at any instant, and (exclusion) when a node is told it leads, no
+ *       leadership handed out before, to any node, crashed ones included, is still valid
+ *       ({@link Leadership#isValid()});</li>
  *   <li>a leader is recognised by members only while it holds its majority: a follower whose acknowledged window
  *       names leader L of version v sees no other valid leader, and L itself (same incarnation) still holds v, unless
- *       L handed v over on purpose (a graceful step-down tells the members after it stopped);</li>
- *   <li>the versions a member has seen never go down (for as long as it keeps its saved state);</li>
+ *       L handed v over on purpose (a graceful step-down tells the members after it stopped) or stopped as a crashed
+ *       node does (a failed save);</li>
+ *   <li>the versions a member has seen never go down below what it saved (for as long as it keeps its saved state:
+ *       not across a start without it, nor a torn write it detected);</li>
  *   <li>a node never acquires one version twice, across restarts too (a term is never reused).</li>
  * </ol>
  */
@@ -32,12 +38,27 @@ final class SafetyChecker {
     private final Map<Long, Integer> incarnationOfVersion = new HashMap<>();
     private final Set<String> released = new HashSet<>();
     private final Map<SimCluster.Node, Integer> eventsSeen = new IdentityHashMap<>();
-    private final Map<InMemoryDurableState, Long> highestSeen = new IdentityHashMap<>();
+    private final Map<Object, Long> highestSaved = new IdentityHashMap<>();
     private final Map<PeerAddress, Long> lastAcquired = new HashMap<>();
+    private final List<Leadership> handedOut = new ArrayList<>();
+    private String exclusionBroken;
     private int acquisitions;
 
     SafetyChecker(SimCluster cluster) {
         this.cluster = cluster;
+        cluster.grants.add(this::granted);
+    }
+
+    /** At the moment {@code node} is told it leads: every leadership handed out before must have ended. */
+    private void granted(SimCluster.Node node, LeadershipAcquired acquired) {
+        for (Leadership before : handedOut) {
+            if (before.isValid() && exclusionBroken == null) {
+                exclusionBroken = node.address + " was told it leads version " + acquired.term() + " while "
+                        + before.nodeId() + "'s leadership of version " + before.term() + " was still valid (for "
+                        + before.remaining().toMillis() + " ms more)";
+            }
+        }
+        handedOut.add(acquired.leadership());
     }
 
     /** Leaderships acquired so far (to show that schedules really move leadership around). */
@@ -50,6 +71,9 @@ final class SafetyChecker {
     }
 
     void check() {
+        if (exclusionBroken != null) {
+            fail(exclusionBroken);
+        }
         for (SimCluster.Node node : cluster.nodes.values()) {
             scanEvents(node);
             if (!node.live()) {
@@ -57,9 +81,9 @@ final class SafetyChecker {
             }
             QuorumNode machine = node.node();
             long highest = machine.acceptor().highestVersion();
-            Long before = highestSeen.put(node.state, highest);
-            if (before != null && highest < before) {
-                fail("versions went down on " + node.address + ": " + before + " -> " + highest);
+            long saved = highestSaved.merge(node.lineage(), node.acknowledgedHighest(), Math::max);
+            if (highest < saved) {
+                fail("versions went down on " + node.address + ": it saved " + saved + " and now has " + highest);
             }
             if (machine.leader() != null && machine.leaderVersion() > 0) {
                 record(machine.leaderVersion(), machine.leader(), node);
@@ -86,8 +110,9 @@ final class SafetyChecker {
             }
             SimCluster.Node claimed = cluster.node(recognised);
             Integer incarnation = incarnationOfVersion.get(version);
-            if (claimed != null && claimed.live() && incarnation != null && claimed.incarnation == incarnation
-                    && !(claimed.election.isLeader() && claimed.node().leaderVersion() == version)) {
+            if (claimed != null && claimed.live() && !claimed.stopped() && incarnation != null
+                    && claimed.incarnation == incarnation && !(claimed.election.isLeader()
+                    && claimed.node().leaderVersion() == version)) {
                 fail(node.address + " recognises " + recognised + " of version " + version
                         + ", which no longer holds a valid leadership of it");
             }

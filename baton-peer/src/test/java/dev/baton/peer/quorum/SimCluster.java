@@ -2,7 +2,9 @@ package dev.baton.peer.quorum;
 
 import dev.baton.core.Capabilities;
 import dev.baton.core.ElectionEvent;
+import dev.baton.core.ElectionEvent.LeadershipAcquired;
 import dev.baton.core.MemberState;
+import dev.baton.core.time.Scheduler;
 import dev.baton.peer.MemberCard;
 import dev.baton.peer.sim.LinkConditions;
 import dev.baton.peer.sim.NetworkEvent;
@@ -20,11 +22,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
  * Quorum nodes on one {@link SimulatedNetwork}, one {@link DeterministicScheduler} and one {@link FakeClock}, every
- * random choice derived from one seed. Nodes can crash with or without their saved state and restart.
+ * random choice derived from one seed. Nodes can crash with or without their saved state and restart. By default a
+ * node keeps its votes in an {@link InMemoryDurableState} (saved inline); {@link #onDisks()} gives new nodes a
+ * {@link SimulatedDisk} instead, saved through the group-commit driver of a node with a data directory, whose writes
+ * take 0.1-2 ms of virtual time each and die with the process.
  */
 final class SimCluster {
 
@@ -43,29 +50,52 @@ final class SimCluster {
     final QuorumConfig config;
     final List<PeerAddress> addresses = new ArrayList<>();
     final Map<PeerAddress, Node> nodes = new LinkedHashMap<>();
+    /** Told, on the scheduler, at the moment a node is told it leads (before anything else runs). */
+    final List<BiConsumer<Node, LeadershipAcquired>> grants = new CopyOnWriteArrayList<>();
+    // Drawn apart from random, so that clusters in memory replay as they did before disks existed.
+    private final Random diskSeeds;
+    private boolean disks;
 
     /** One node's current incarnation. */
     final class Node {
         final PeerAddress address;
-        final InMemoryDurableState state;
+        final DurableState state;
         final int incarnation;
         final NodeScheduler nodeScheduler;
         final QuorumElection election;
         final List<ElectionEvent> events = new CopyOnWriteArrayList<>();
         /** Every deadline this incarnation's leaderships counted themselves valid to. */
         final ValidityReports validity = new ValidityReports(clock);
+        private final Random writeTimes;
         boolean crashed;
 
-        Node(PeerAddress address, InMemoryDurableState state, Transport<QuorumMessage> transport, int incarnation) {
+        Node(PeerAddress address, DurableState state, Transport<QuorumMessage> transport, int incarnation) {
             this.address = address;
             this.state = state;
             this.incarnation = incarnation;
             this.nodeScheduler = new NodeScheduler(scheduler);
+            this.writeTimes = new Random(diskSeeds.nextLong());
             this.election = new QuorumElection(GROUP, new MemberCard(address.host(), null, Capabilities.DEFAULT,
-                    Map.of()), config, transport, state, Effects::forState, clock, nodeScheduler,
+                    Map.of()), config, transport, state, this::driver, clock, nodeScheduler,
                     new Random(random.nextLong()), Runnable::run, validity, null);
-            election.addListener(events::add);
+            election.addListener(event -> {
+                events.add(event);
+                if (event instanceof LeadershipAcquired acquired) {
+                    grants.forEach(g -> g.accept(this, acquired));
+                }
+            });
             validity.watch(election);
+        }
+
+        /** A simulated disk's node gets the group-commit driver, its writes timed tasks of this process. */
+        private Effects driver(DurableState durable, Transport<QuorumMessage> transport, Scheduler process,
+                String name, Consumer<RuntimeException> onWriteFailure) {
+            if (!(durable instanceof SimulatedDisk)) {
+                return Effects.forState(durable, transport, process, name, onWriteFailure);
+            }
+            GroupCommitWriter writer = new GroupCommitWriter(durable, name, write -> process.schedule(
+                    Duration.ofNanos(100_000 + writeTimes.nextInt(1_900_000)), write), () -> { });
+            return new DurableFirstEffects(writer, transport, process, onWriteFailure);
         }
 
         QuorumNode node() {
@@ -74,6 +104,27 @@ final class SimCluster {
 
         boolean live() {
             return !crashed;
+        }
+
+        /** Running, but stopped taking part because a save failed: it must be restarted. */
+        boolean stopped() {
+            return !crashed && node().phase() == QuorumNode.Phase.STOPPED;
+        }
+
+        /** The node's simulated disk, or null if it keeps its votes in memory. */
+        SimulatedDisk disk() {
+            return state instanceof SimulatedDisk disk ? disk : null;
+        }
+
+        /** What identifies the saved state this node runs on: a new one after a start without it or a torn write. */
+        Object lineage() {
+            return state instanceof SimulatedDisk disk ? disk.lineage() : state;
+        }
+
+        /** The highest version in the newest state whose save returned: the node may have sent votes on it. */
+        long acknowledgedHighest() {
+            return state instanceof SimulatedDisk disk ? disk.acknowledgedHighest()
+                    : state.load().map(AcceptorState::highestVersion).orElse(0L);
         }
 
         <T extends ElectionEvent> List<T> events(Class<T> type) {
@@ -90,6 +141,7 @@ final class SimCluster {
             boolean withCodec) {
         this.seed = seed;
         this.random = new Random(seed);
+        this.diskSeeds = new Random(seed ^ 0x5EED_D15CL);
         SimulatedNetwork.Builder<QuorumMessage> builder = SimulatedNetwork.<QuorumMessage>builder(scheduler, clock,
                 new Random(random.nextLong())).defaultLink(link);
         if (withCodec) {
@@ -110,12 +162,23 @@ final class SimCluster {
         return this;
     }
 
+    /** Gives every node started from now on without a given state a {@link SimulatedDisk}. */
+    SimCluster onDisks() {
+        disks = true;
+        return this;
+    }
+
+    /** An empty state: in memory, or on a simulated disk after {@link #onDisks()}. */
+    DurableState emptyState() {
+        return disks ? new SimulatedDisk(diskSeeds.nextLong()) : new InMemoryDurableState();
+    }
+
     Node start(PeerAddress address) {
-        return start(address, new InMemoryDurableState());
+        return start(address, emptyState());
     }
 
     /** Starts a node on {@code state}; a state holding {@link AcceptorState#INITIAL} needs no recovery. */
-    Node start(PeerAddress address, InMemoryDurableState state) {
+    Node start(PeerAddress address, DurableState state) {
         Node node = new Node(address, state, network.transport(address), 1);
         nodes.put(address, node);
         node.election.start();
@@ -162,20 +225,29 @@ final class SimCluster {
 
     /** Crashes the node: it stops at once, sends nothing more, and messages to it are lost. */
     void crash(PeerAddress address) {
+        crash(address, SimulatedDisk.CrashFault.NONE);
+    }
+
+    /**
+     * Crashes the node, and {@code fault} strikes the last record its simulated disk wrote; returns whether it did
+     * (a node in memory, or one that wrote nothing since it started, has nothing to strike).
+     */
+    boolean crash(PeerAddress address, SimulatedDisk.CrashFault fault) {
         Node node = nodes.get(address);
         if (node == null || node.crashed) {
-            return;
+            return false;
         }
         node.crashed = true;
         node.nodeScheduler.crash();
         network.crash(address);
+        return node.disk() != null && node.disk().crash(fault);
     }
 
     /** Restarts a node, with the state it saved or (a lost disk) without it. */
     Node restart(PeerAddress address, boolean keepState) {
         Node old = nodes.get(address);
         crash(address);
-        InMemoryDurableState state = keepState && old != null ? old.state : new InMemoryDurableState();
+        DurableState state = keepState && old != null ? old.state : emptyState();
         Node node = new Node(address, state, network.restart(address), old == null ? 1 : old.incarnation + 1);
         nodes.put(address, node);
         node.election.start();
