@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Random;
 
 /**
  * The {@code bully} backend: seed 004's bully protocol ({@link BullyElection}) over its own {@link NettyTransport},
@@ -33,24 +34,29 @@ final class BullyBackend implements NodeBackend {
     private final BackendSpec.Bully spec;
     private final LeaderRecordStore leaderStore;
     private final NettyTransport<BullyMessage> transport;
-    /** What the protocol sends through: the Netty transport, or with {@code --chaos-hooks} a partitionable wrapper. */
+    /**
+     * What the protocol sends through: the Netty transport, or with {@code --chaos-hooks} the harness's wrappers (a
+     * partition, then duplicated, reordered or delayed messages).
+     */
     private final Transport<BullyMessage> protocolTransport;
     private final PartitionableTransport<BullyMessage> partitionable;
+    private final MessageChaosTransport<BullyMessage> messageChaos;
 
     private BullyBackend(String group, BackendSpec.Bully spec, LeaderRecordStore leaderStore,
-            NettyTransport<BullyMessage> transport, boolean partitionable) {
+            NettyTransport<BullyMessage> transport, boolean chaosHooks) {
         this.group = group;
         this.spec = spec;
         this.leaderStore = leaderStore;
         this.transport = transport;
-        this.partitionable = partitionable ? new PartitionableTransport<>(transport) : null;
-        this.protocolTransport = partitionable ? this.partitionable : transport;
+        this.partitionable = chaosHooks ? new PartitionableTransport<>(transport) : null;
+        this.messageChaos = chaosHooks ? new MessageChaosTransport<>(partitionable, new Random()) : null;
+        this.protocolTransport = chaosHooks ? messageChaos : transport;
     }
 
     /**
      * Opens the leader store and prepares the transport (no socket yet); with {@code partitionable}
-     * ({@code --chaos-hooks}) the protocol talks through a {@link PartitionableTransport} that {@link #partitions()}
-     * exposes.
+     * ({@code --chaos-hooks}) the protocol talks through a {@link PartitionableTransport} and a
+     * {@link MessageChaosTransport}, which {@link #partitions()} and {@link #messageChaos()} expose.
      *
      * @throws CliError (usage) if the leader store cannot be opened or the group cannot be a cluster name
      */
@@ -117,8 +123,17 @@ final class BullyBackend implements NodeBackend {
     }
 
     @Override
+    public Optional<MessageChaos> messageChaos() {
+        return Optional.ofNullable(messageChaos);
+    }
+
+    @Override
     public void close() {
-        transport.close();
+        if (messageChaos != null) {
+            messageChaos.close(); // ends its timer, then closes the transport under it
+        } else {
+            transport.close();
+        }
         leaderStore.close();
     }
 }

@@ -9,11 +9,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Consumer;
 
 /**
  * {@code --chaos-hooks}: the commands the fault harness writes to a node's stdin, one per line, and what they do.
@@ -21,24 +21,46 @@ import java.util.function.Consumer;
  * <ul>
  *   <li>{@code partition HOST:PORT[,HOST:PORT…]}: on {@code quorum} and {@code bully}, drop every protocol message to
  *       and from those peers (named by their {@code --listen} address) until {@code heal}; a new {@code partition}
- *       replaces the previous one. Answered by a {@code chaos-command} line.</li>
- *   <li>{@code heal}: deliver every message again. Answered by a {@code chaos-command} line.</li>
+ *       replaces the previous one.</li>
+ *   <li>{@code duplicate MS [HOST:PORT,…]}, {@code reorder MS [HOST:PORT,…]}, {@code delay MS [HOST:PORT,…]}: on
+ *       {@code quorum} and {@code bully}, every protocol message to and from those peers (every peer if none is named)
+ *       is delivered twice, the copy up to {@code MS} milliseconds later; held back a random 0 to {@code MS} ms, so
+ *       that later ones overtake it; or held back {@code MS} ms, until {@code heal}. A new one replaces the previous
+ *       one.</li>
+ *   <li>{@code heal}: deliver every message again, at once and once.</li>
+ *   <li>{@code vote-log fail-next-fsync}, {@code vote-log lose-next-write}: on {@code quorum} with a
+ *       {@code --data-dir}, the vote log's next save fails as on an I/O error of its fsync (the node then stops taking
+ *       part), or is reported durable without being written, so that a kill before the save after it loses it
+ *       ({@link VoteLogFaults}).</li>
  * </ul>
  *
- * <p>Blank lines are ignored; anything else (an unknown command, a bad address, {@code partition} on a store backend)
- * prints one {@code error} line and changes nothing. The reader is a daemon thread; end of input just stops it, so a
- * node started with its stdin closed or on {@code /dev/null} runs on unaffected.
+ * <p>Each command that took effect is answered by a {@code chaos-command} line (with the peers cut off, for
+ * {@code partition} and {@code heal}). Blank lines are ignored; anything else (an unknown command, a bad address or
+ * number, a command the backend has no switch for) prints one {@code error} line and changes nothing. The reader is a
+ * daemon thread; end of input just stops it, so a node started with its stdin closed or on {@code /dev/null} runs on
+ * unaffected.
  */
 final class ChaosCommands {
 
+    private static final String USAGE = "expected 'partition HOST:PORT[,HOST:PORT...]', 'duplicate|reorder|delay MS"
+            + " [HOST:PORT,...]', 'heal' or 'vote-log fail-next-fsync|lose-next-write'";
+
     private final Optional<Partitions> partitions;
+    private final Optional<MessageChaos> messages;
+    private final Optional<VoteLogFaults> voteLog;
     private final EventJson json;
     private final JsonLines lines;
     private final Clock clock;
 
-    ChaosCommands(Optional<Partitions> partitions, EventJson json, JsonLines lines,
-            Clock clock) {
+    ChaosCommands(NodeBackend backend, EventJson json, JsonLines lines, Clock clock) {
+        this(backend.partitions(), backend.messageChaos(), backend.voteLogFaults(), json, lines, clock);
+    }
+
+    ChaosCommands(Optional<Partitions> partitions, Optional<MessageChaos> messages, Optional<VoteLogFaults> voteLog,
+            EventJson json, JsonLines lines, Clock clock) {
         this.partitions = partitions;
+        this.messages = messages;
+        this.voteLog = voteLog;
         this.json = json;
         this.lines = lines;
         this.clock = clock;
@@ -68,35 +90,83 @@ final class ChaosCommands {
         if (text.isEmpty()) {
             return;
         }
-        String[] words = text.split("\\s+", 2);
+        String[] words = text.split("\\s+");
         String verb = words[0].toLowerCase(Locale.ROOT);
-        if (verb.equals("heal") && words.length == 1) {
-            withPartitions(text, Partitions::heal);
-        } else if (verb.equals("partition") && words.length == 2) {
-            Set<PeerAddress> peers = new LinkedHashSet<>();
-            for (String peer : words[1].split(",")) {
-                try {
-                    peers.add(PeerAddress.parse(peer));
-                } catch (IllegalArgumentException e) {
-                    lines.write(json.error("command '" + text + "': " + e.getMessage(), clock.instant()));
-                    return;
+        try {
+            switch (verb) {
+                case "heal" -> {
+                    expect(words.length == 1, "takes no argument");
+                    Partitions p = need(partitions, "partitions");
+                    p.heal();
+                    messages.ifPresent(m -> m.mangle(MessageChaos.Setting.NONE));
+                    printCut(text, p);
                 }
+                case "partition" -> {
+                    expect(words.length == 2, "names the peers to cut off");
+                    Set<PeerAddress> peers = peers(words[1]);
+                    Partitions p = need(partitions, "partitions");
+                    p.partition(peers);
+                    printCut(text, p);
+                }
+                case "duplicate", "reorder", "delay" -> {
+                    expect(words.length == 2 || words.length == 3, "takes MS and, optionally, the peers");
+                    Duration delay = millis(words[1]);
+                    Set<PeerAddress> peers = words.length == 3 ? peers(words[2]) : Set.of();
+                    MessageChaos.Mode mode = MessageChaos.Mode.valueOf(verb.toUpperCase(Locale.ROOT));
+                    need(messages, "message faults").mangle(new MessageChaos.Setting(mode, delay, peers));
+                    lines.write(json.chaosCommand(text, clock.instant()));
+                }
+                case "vote-log" -> {
+                    expect(words.length == 2, "takes 'fail-next-fsync' or 'lose-next-write'");
+                    VoteLogFaults log = voteLog.orElseThrow(() -> new IllegalArgumentException(
+                            "vote-log faults apply to --backend quorum with --data-dir only"));
+                    switch (words[1].toLowerCase(Locale.ROOT)) {
+                        case "fail-next-fsync" -> log.failNextFsync();
+                        case "lose-next-write" -> log.loseNextWrite();
+                        default -> throw new IllegalArgumentException("takes 'fail-next-fsync' or 'lose-next-write'");
+                    }
+                    lines.write(json.chaosCommand(text, clock.instant()));
+                }
+                default -> lines.write(json.error("unknown command '" + text + "' (" + USAGE + ")",
+                        clock.instant()));
             }
-            withPartitions(text, p -> p.partition(peers));
-        } else {
-            lines.write(json.error("unknown command '" + text + "' (expected 'partition HOST:PORT[,HOST:PORT...]' or "
-                    + "'heal')", clock.instant()));
+        } catch (IllegalArgumentException e) {
+            lines.write(json.error("command '" + text + "': " + e.getMessage(), clock.instant()));
         }
     }
 
-    private void withPartitions(String text, Consumer<Partitions> change) {
-        if (partitions.isEmpty()) {
-            lines.write(json.error("command '" + text + "': partitions apply to --backend quorum and bully only",
-                    clock.instant()));
-            return;
+    private static void expect(boolean condition, String what) {
+        if (!condition) {
+            throw new IllegalArgumentException(what);
         }
-        Partitions p = partitions.get();
-        change.accept(p);
+    }
+
+    private static <T> T need(Optional<T> feature, String what) {
+        return feature.orElseThrow(() -> new IllegalArgumentException(what + " apply to --backend quorum and bully"
+                + " only"));
+    }
+
+    private static Set<PeerAddress> peers(String list) {
+        Set<PeerAddress> peers = new LinkedHashSet<>();
+        for (String peer : list.split(",")) {
+            peers.add(PeerAddress.parse(peer));
+        }
+        return peers;
+    }
+
+    private static Duration millis(String text) {
+        try {
+            long ms = Long.parseLong(text);
+            if (ms < 0) {
+                throw new IllegalArgumentException("MS must not be negative: " + text);
+            }
+            return Duration.ofMillis(ms);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("MS is a number of milliseconds, not '" + text + "'");
+        }
+    }
+
+    private void printCut(String text, Partitions p) {
         ObjectNode line = json.chaosCommand(text, clock.instant());
         ArrayNode cut = EventJson.stampArray(line, "partitioned");
         p.cut().stream().map(PeerAddress::format).sorted().forEach(cut::add);

@@ -78,6 +78,22 @@ interface NodeBackend extends AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * The switch that duplicates, reorders or delays this node's protocol messages, for the fault harness: present
+     * only on a serverless backend opened with {@code --chaos-hooks}.
+     */
+    default Optional<MessageChaos> messageChaos() {
+        return Optional.empty();
+    }
+
+    /**
+     * The faults the harness can put on this node's vote log: present only on {@code quorum} with a data directory,
+     * opened with {@code --chaos-hooks}.
+     */
+    default Optional<VoteLogFaults> voteLogFaults() {
+        return Optional.empty();
+    }
+
     /** Registers the backend's own meters (e.g. the peer transport's counters) for {@code /metrics}. */
     default void bindMetrics(MeterRegistry registry, Tags tags) {
     }

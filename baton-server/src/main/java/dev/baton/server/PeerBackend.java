@@ -5,6 +5,7 @@ import dev.baton.core.ElectionMetrics;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
+import dev.baton.peer.quorum.FileDurableState;
 import dev.baton.peer.quorum.Quorum;
 import dev.baton.peer.quorum.QuorumElection;
 import dev.baton.peer.quorum.QuorumMessage;
@@ -14,6 +15,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Random;
 
 /**
  * The {@code quorum} backend (old name {@code peer}): seed 003's quorum protocol ({@link QuorumElection}) over its
@@ -33,22 +35,31 @@ final class PeerBackend implements NodeBackend {
     private final String group;
     private final BackendSpec.Peer spec;
     private final NettyTransport<QuorumMessage> transport;
-    /** What the protocol sends through: the Netty transport, or with {@code --chaos-hooks} a partitionable wrapper. */
+    /**
+     * What the protocol sends through: the Netty transport, or with {@code --chaos-hooks} the harness's wrappers (a
+     * partition, then duplicated, reordered or delayed messages).
+     */
     private final Transport<QuorumMessage> protocolTransport;
     private final PartitionableTransport<QuorumMessage> partitionable;
+    private final MessageChaosTransport<QuorumMessage> messageChaos;
+    private final ChaosVoteLog voteLog;
 
     private PeerBackend(String group, BackendSpec.Peer spec, NettyTransport<QuorumMessage> transport,
-            boolean partitionable) {
+            boolean chaosHooks) {
         this.group = group;
         this.spec = spec;
         this.transport = transport;
-        this.partitionable = partitionable ? new PartitionableTransport<>(transport) : null;
-        this.protocolTransport = partitionable ? this.partitionable : transport;
+        this.partitionable = chaosHooks ? new PartitionableTransport<>(transport) : null;
+        this.messageChaos = chaosHooks ? new MessageChaosTransport<>(partitionable, new Random()) : null;
+        this.protocolTransport = chaosHooks ? messageChaos : transport;
+        this.voteLog = chaosHooks ? spec.dataDir().map(dir -> new ChaosVoteLog(new FileDurableState(dir)))
+                .orElse(null) : null;
     }
 
     /**
      * Prepares the transport (no socket yet); with {@code partitionable} ({@code --chaos-hooks}) the protocol talks
-     * through a {@link PartitionableTransport} that {@link #partitions()} exposes.
+     * through a {@link PartitionableTransport} and a {@link MessageChaosTransport}, and keeps its votes in a
+     * {@link ChaosVoteLog}, which {@link #partitions()}, {@link #messageChaos()} and {@link #voteLogFaults()} expose.
      *
      * @throws CliError (usage) if the group cannot be a cluster name
      */
@@ -73,7 +84,11 @@ final class PeerBackend implements NodeBackend {
                 .clock(clock)
                 .metrics(metrics)
                 .releaseOnShutdown(false);   // RunningNode's own hook closes the election after the API and work
-        spec.dataDir().ifPresent(builder::dataDir);
+        if (voteLog != null) {
+            builder.durableState(voteLog);
+        } else {
+            spec.dataDir().ifPresent(builder::dataDir);
+        }
         QuorumElection election;
         try {
             election = builder.build();
@@ -127,7 +142,21 @@ final class PeerBackend implements NodeBackend {
     }
 
     @Override
+    public Optional<MessageChaos> messageChaos() {
+        return Optional.ofNullable(messageChaos);
+    }
+
+    @Override
+    public Optional<VoteLogFaults> voteLogFaults() {
+        return Optional.ofNullable(voteLog);
+    }
+
+    @Override
     public void close() {
-        transport.close();
+        if (messageChaos != null) {
+            messageChaos.close(); // ends its timer, then closes the transport under it
+        } else {
+            transport.close();
+        }
     }
 }

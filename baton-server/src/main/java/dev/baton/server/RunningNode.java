@@ -217,7 +217,7 @@ final class RunningNode {
         }
         lines.write(json.nodeStarted(settings, backend.describe(), ProcessHandle.current().pid(), clock.instant()));
         if (settings.chaos().hooks()) {
-            new ChaosCommands(backend.partitions(), json, lines, clock).startReading(System.in);
+            new ChaosCommands(backend, json, lines, clock).startReading(System.in);
         }
         log.info("Node {} ({}) joining group {} on {} with {}", settings.nodeId(), settings.identifier(),
                 settings.group(), backend.describe(), settings.backend());

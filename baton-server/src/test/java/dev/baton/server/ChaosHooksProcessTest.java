@@ -6,14 +6,17 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.server.chaos.FenceResource;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code baton node --chaos-hooks} as the fault harness drives it: the real-clock stamps on the lines it prints, and
- * the commands it reads from stdin. Two scenarios, each a few seconds of node processes.
+ * the commands it reads from stdin. Three scenarios, each a few seconds of node processes.
  */
 class ChaosHooksProcessTest {
 
@@ -106,6 +109,47 @@ class ChaosHooksProcessTest {
             }
             assertThat(resource.admitted()).isPositive();
         }
+    }
+
+    @Test
+    void aQuorumNodeWhoseFsyncFailsStopsTakingPartWhileItsMessagesWereMangled(@TempDir Path dataDirs)
+            throws Exception {
+        List<Integer> ports = freePorts(3);
+        List<String> addresses = ports.stream().map(port -> "127.0.0.1:" + port).toList();
+        List<NodeProcess> quorum = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            quorum.add(nodes.run(addresses.get(i), List.of("node", "--backend", "quorum", "--group", "chaos",
+                    "--profile", "fast", "--listen", addresses.get(i), "--seeds", String.join(",", addresses),
+                    "--cluster-size", "3", "--data-dir", dataDirs.resolve("n" + i).toString(), "--chaos-hooks")));
+        }
+        await().atMost(WAIT).until(() -> nodes.leaders().size() == 1);
+        NodeProcess leader = nodes.leaders().get(0);
+        NodeProcess failing = quorum.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        for (NodeProcess node : quorum) {
+            node.send("duplicate 20");
+        }
+        failing.send("delay 30 " + String.join(",", addresses));
+        failing.send("vote-log fail-next-fsync");
+        failing.send("vote-log erase-everything");
+        await().atMost(WAIT).until(() -> failing.events("chaos-command").size() == 3
+                && !failing.events("error").isEmpty());
+
+        // The leader goes; the next vote the failing node saves fails, so it stops: one node cannot elect.
+        leader.sigkill();
+        await().atMost(WAIT).until(() -> failing.events("error").stream().anyMatch(e -> e.path("message").asText()
+                .contains("takes no further part in elections")));
+        assertThat(failing.events("error").get(0).path("message").asText())
+                .contains("'vote-log erase-everything': takes 'fail-next-fsync' or 'lose-next-write'");
+        assertThat(failing.events("error")).anySatisfy(e -> assertThat(e.path("message").asText())
+                .contains("Input/output error on fdatasync"));
+        assertThat(failing.believesItLeads()).isFalse();
+        for (NodeProcess node : quorum) {
+            if (node != leader) {
+                node.send("heal");
+            }
+        }
+        await().atMost(WAIT).until(() -> failing.events("chaos-command").size() == 4);
+        assertThat(failing.notJson()).isEmpty();
     }
 
     private NodeProcess peer(String listen, String seeds, FenceResource resource) {
