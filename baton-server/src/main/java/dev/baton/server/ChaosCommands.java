@@ -27,7 +27,8 @@ import java.util.Set;
  *       is delivered twice, the copy up to {@code MS} milliseconds later; held back a random 0 to {@code MS} ms, so
  *       that later ones overtake it; or held back {@code MS} ms, until {@code heal}. A new one replaces the previous
  *       one.</li>
- *   <li>{@code heal}: deliver every message again, at once and once.</li>
+ *   <li>{@code heal}: deliver every message again, at once and once, and withdraw the vote-log faults that have not
+ *       struck yet.</li>
  *   <li>{@code vote-log fail-next-fsync}, {@code vote-log lose-next-write}: on {@code quorum} with a
  *       {@code --data-dir}, the vote log's next save fails as on an I/O error of its fsync (the node then stops taking
  *       part), or is reported durable without being written, so that a kill before the save after it loses it
@@ -99,6 +100,7 @@ final class ChaosCommands {
                     Partitions p = need(partitions, "partitions");
                     p.heal();
                     messages.ifPresent(m -> m.mangle(MessageChaos.Setting.NONE));
+                    voteLog.ifPresent(VoteLogFaults::withdraw);
                     printCut(text, p);
                 }
                 case "partition" -> {

@@ -58,6 +58,12 @@ final class ChaosVoteLog implements DurableState, VoteLogFaults {
     }
 
     @Override
+    public synchronized void withdraw() {
+        failNextFsync = false;
+        loseNextWrite = false;
+    }
+
+    @Override
     public void close() {
         log.close();
     }

@@ -2,7 +2,8 @@ package dev.baton.server;
 
 /**
  * The faults the fault harness can put on a {@code quorum} node's vote log ({@code --chaos-hooks} with a
- * {@code --data-dir}, the stdin commands {@code vote-log fail-next-fsync} and {@code vote-log lose-next-write});
+ * {@code --data-dir}, the stdin commands {@code vote-log fail-next-fsync} and {@code vote-log lose-next-write}, withdrawn
+ * by {@code heal});
  * {@link ChaosVoteLog} implements them. Thread-safe.
  */
 interface VoteLogFaults {
@@ -21,4 +22,7 @@ interface VoteLogFaults {
      * fsync).
      */
     void loseNextWrite();
+
+    /** Withdraws the faults armed that have not struck yet ({@code heal}). */
+    void withdraw();
 }

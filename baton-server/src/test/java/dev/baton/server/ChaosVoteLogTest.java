@@ -44,6 +44,17 @@ class ChaosVoteLogTest {
         assertThat(new FileDurableState(dataDir).load()).contains(version(3));
     }
 
+    @Test
+    void aWithdrawnFaultStrikesNoSave() {
+        ChaosVoteLog log = new ChaosVoteLog(new FileDurableState(dataDir));
+        log.failNextFsync();
+        log.loseNextWrite();
+        log.withdraw();
+
+        log.store(version(1));
+        assertThat(new FileDurableState(dataDir).load()).contains(version(1));
+    }
+
     private static AcceptorState version(long v) {
         return new AcceptorState(v, 0, true, 0, null, null, null, 0);
     }
