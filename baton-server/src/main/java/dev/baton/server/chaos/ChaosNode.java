@@ -36,6 +36,7 @@ final class ChaosNode implements AutoCloseable {
     private final Path log;
     private final Recorder recorder;
     private Process process;
+    private Thread reader;
     private OutputStream stdin;
     private boolean paused;
 
@@ -78,7 +79,7 @@ final class ChaosNode implements AutoCloseable {
         process = started;
         stdin = started.getOutputStream();
         paused = false;
-        Thread reader = new Thread(() -> read(started), "chaos-reader-" + name + "-" + started.pid());
+        reader = new Thread(() -> read(started), "chaos-reader-" + name + "-" + started.pid());
         reader.setDaemon(true);
         reader.start();
     }
@@ -127,8 +128,9 @@ final class ChaosNode implements AutoCloseable {
         if (process == null) {
             return;
         }
-        process.destroyForcibly();
+        signalUnlessGone("KILL");
         awaitExit(process);
+        awaitLines();
         paused = false;
     }
 
@@ -155,10 +157,38 @@ final class ChaosNode implements AutoCloseable {
             return;
         }
         resume();
-        process.destroy();
+        signalUnlessGone("TERM");
         if (!awaitExit(process)) {
-            process.destroyForcibly();
+            signalUnlessGone("KILL");
             awaitExit(process);
+        }
+        awaitLines();
+    }
+
+    /**
+     * Sends {@code signal} with {@code kill}, not {@link Process#destroy()}: destroy also closes this side of the
+     * process's stdout, and the lines a node prints as it stops (a leader's {@code leadership-lost} when it hands
+     * over) would never reach the history.
+     */
+    private void signalUnlessGone(String signal) {
+        try {
+            signal(signal);
+        } catch (IllegalStateException e) {
+            if (process.isAlive()) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Once the process is gone, waits until its last lines are in the history, so that nothing the node printed is
+     * missing when the history is checked.
+     */
+    private void awaitLines() {
+        try {
+            reader.join(EXIT_WAIT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
