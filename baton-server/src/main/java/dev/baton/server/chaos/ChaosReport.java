@@ -191,7 +191,7 @@ final class ChaosReport {
         StringBuilder line = new StringBuilder().append(trials).append(trials == 1 ? " trial" : " trials");
         if (dataLossTrials > 0) {
             line.append(", ").append(dataLossTrials).append(" with a fault that can lose acknowledged writes")
-                    .append(" (their items not checked)");
+                    .append(" (their items and exclusion not checked)");
         }
         line.append(". Safety violations: ").append(safetyViolations()).append(" (goal 0).")
                 .append(" Leader-after-heal misses: ").append(livenessMisses()).append('.');

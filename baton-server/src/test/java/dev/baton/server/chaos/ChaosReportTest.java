@@ -61,7 +61,7 @@ class ChaosReportTest {
         String markdown = ChaosReport.run("redis, normal mode", run(), Checker.standard()).markdown();
 
         assertThat(markdown).startsWith("### redis, normal mode\n\n5 trials, 1 with a fault that can lose acknowledged"
-                + " writes (their items not checked). Safety violations: 4 (goal 0). Leader-after-heal misses: 1.\n");
+                + " writes (their items and exclusion not checked). Safety violations: 4 (goal 0). Leader-after-heal misses: 1.\n");
         assertThat(markdown).contains(
                 "| checker                     | kind     | violations |\n"
                         + "| --------------------------- | -------- | ---------- |\n"
