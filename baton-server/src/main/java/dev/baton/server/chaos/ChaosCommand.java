@@ -29,9 +29,10 @@ import picocli.CommandLine.Option;
         sortOptions = false,
         description = {
             "Runs real nodes under random faults (killed, frozen or partitioned nodes; a store killed, frozen, slowed,",
-            "cut off, or restored from an older state) and checks that no term is issued twice, terms rise, and no",
-            "stale write is accepted. Exits 0 when no safety property was violated, 1 when one was (the report names",
-            "the trial and the seed that replays it), 2 on a usage error."})
+            "cut off, or restored from an older state) and checks that no term is issued twice, terms rise, no two",
+            "nodes count themselves leader at once, and no stale write is accepted. Exits 0 when no safety property",
+            "was violated, 1 when one was (the report names the trial and the seed that replays it), 2 on a usage",
+            "error."})
 public final class ChaosCommand implements Callable<Integer> {
 
     private static final List<String> BACKENDS = List.of("redis", "redis-cluster", "postgresql", "quorum",
