@@ -7,7 +7,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
@@ -45,6 +47,8 @@ final class ChaosRun implements AutoCloseable {
     private final List<ChaosNode> nodes = new ArrayList<>();
     private final List<Integer> httpPorts;
     private final Map<String, Long> held = new ConcurrentHashMap<>();
+    /** The nodes that said they stopped taking part after a failed vote-log save (quorum), until restarted. */
+    private final Set<String> stopped = ConcurrentHashMap.newKeySet();
     private final FenceResource fence;
     private volatile int trial;
 
@@ -260,6 +264,47 @@ final class ChaosRun implements AutoCloseable {
                 target.heal(fault);
                 return Fault.onStore(System.nanoTime());
             }
+            case PEER_MESSAGE_CHAOS -> {
+                // One mode for the whole fault, on one node (both directions of its links) or on every node.
+                String mode = List.of("duplicate", "reorder", "delay").get(random.nextInt(3));
+                int ms = mode.equals("delay") ? 50 + random.nextInt(351) : 20 + random.nextInt(281);
+                List<ChaosNode> on = random.nextBoolean() ? nodes : List.of(node);
+                on.forEach(n -> n.command(mode + " " + ms));
+                out.printf("trial %d: %s %d ms on %s%n", trial, mode, ms,
+                        String.join("+", on.stream().map(ChaosNode::name).toList()));
+                hold(between(random, 1000, 3000), items);
+                on.forEach(n -> n.command("heal"));
+                return new Fault(on.stream().map(ChaosNode::name).toList(), System.nanoTime());
+            }
+            case VOTE_LOG_TORN -> {
+                crash(node);
+                target.inject(fault, victim, Duration.ZERO);
+                Optional<VoteLogTear.Torn> torn = ((PeerTarget) target).lastTear();
+                out.printf("trial %d: %s%n", trial, torn.map(t -> "tore record " + t.sequence() + " (slot "
+                        + t.slot() + ") of " + node.name() + "'s vote log").orElse(node.name()
+                        + "'s vote log held one record: nothing torn"));
+                hold(between(random, 300, 1000), items);
+                long end = System.nanoTime();
+                node.start();
+                return Fault.on(node, end);
+            }
+            case VOTE_LOG_EIO -> {
+                // Nothing is saved while a leader holds: it hands over, so every node saves a vote (the victim too).
+                node.command("vote-log fail-next-fsync");
+                releaseLeader();
+                hold(between(random, 1000, 2000), items);
+                long end = System.nanoTime();
+                if (stopped.contains(node.name())) {
+                    // It takes no part until restarted, as its operator would do.
+                    out.printf("trial %d: %s stopped after its failed fsync; restarting it%n", trial, node.name());
+                    crash(node);
+                    node.start();
+                } else {
+                    out.printf("trial %d: %s saved nothing meanwhile; the fault is withdrawn%n", trial, node.name());
+                    node.command("heal");
+                }
+                return Fault.on(node, end);
+            }
             case SENTINEL_LAGGING_PROMOTED, LAGGING_STANDBY_PROMOTED -> {
                 // Replication stops, the lease changes hands on the primary alone (a term no replica has), then the
                 // primary fails and a server without that term is promoted.
@@ -352,6 +397,7 @@ final class ChaosRun implements AutoCloseable {
     private void crash(ChaosNode node) {
         node.kill();
         held.remove(node.name());
+        stopped.remove(node.name());
         history.append(new HistoryEvent.Crash(trial, node.name(), System.nanoTime()));
     }
 
@@ -361,6 +407,7 @@ final class ChaosRun implements AutoCloseable {
                 out.printf("trial %d: %s had exited; starting it again (see %s.log)%n", trial, node.name(),
                         node.name());
                 held.remove(node.name());
+                stopped.remove(node.name());
                 node.start();
             }
         }
@@ -388,6 +435,11 @@ final class ChaosRun implements AutoCloseable {
                     line.path("seq").asLong(), line.path("sent").asLong(mono),
                     line.hasNonNull("answered") ? line.path("answered").asLong() : null,
                     HistoryEvent.Outcome.of(line.path("outcome").asText("unknown"))));
+            case "error" -> {
+                if (line.path("message").asText().contains("takes no further part in elections")) {
+                    stopped.add(node.name());
+                }
+            }
             default -> { }
         }
     }

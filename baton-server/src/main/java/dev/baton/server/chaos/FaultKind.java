@@ -86,7 +86,24 @@ enum FaultKind {
      * one, which still reaches it; the Sentinels promote a replica, and the old primary serves that one node until it
      * is shot two leases later. Its writes are lost then.
      */
-    SENTINEL_ZOMBIE_PRIMARY("sentinel-zombie-primary", true, false);
+    SENTINEL_ZOMBIE_PRIMARY("sentinel-zombie-primary", true, false),
+
+    // The quorum backend: the nodes' messages and their vote logs, through each node's --chaos-hooks.
+    /**
+     * One node's protocol messages, or every node's, to and from every peer are duplicated, reordered or delayed
+     * (one mode, drawn with its delay) for 1-3 s.
+     */
+    PEER_MESSAGE_CHAOS("peer-message-chaos", false, false),
+    /**
+     * A node is killed, the newest record of its vote log torn (the rest of its slot zeroed, so its checksum fails),
+     * and the node started again: it must see the loss and recover from the others before it votes.
+     */
+    VOTE_LOG_TORN("vote-log-torn", false, false),
+    /**
+     * A node's next vote-log fsync fails (EIO) and the leader hands over, so that every node saves a vote: the node
+     * sends no vote that depended on the save and stops; the harness restarts it when the fault heals.
+     */
+    VOTE_LOG_EIO("vote-log-eio", false, false);
 
     private final String wireName;
     private final boolean canLoseData;

@@ -8,14 +8,17 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
  * The serverless backends under fault: {@code quorum} (old name {@code peer}: the seed-node quorum protocol, a leader
  * needs a majority) and {@code bully} (the highest process id leads, terms from a leader-record file). No server to
  * start; the node ids are the nodes' listen addresses. Beside killing and pausing nodes, the run cuts nodes off from
- * each other through the nodes' own transports. On {@code bully} the leader-record file can also be restored from an
- * older copy while the whole group is down: the case in which a file store alone would hand out a term twice.
+ * each other through the nodes' own transports. On {@code quorum} the run also duplicates, reorders and delays the
+ * nodes' messages, tears the newest record of a killed node's vote log, and fails a node's next vote-log fsync. On
+ * {@code bully} the leader-record file can also be restored from an older copy while the whole group is down: the case
+ * in which a file store alone would hand out a term twice.
  */
 final class PeerTarget implements ChaosTarget {
 
@@ -26,6 +29,7 @@ final class PeerTarget implements ChaosTarget {
     private final List<String> addresses = new ArrayList<>();
     private final Path leaderFile;
     private final Path leaderCopy;
+    private Optional<VoteLogTear.Torn> lastTear = Optional.empty();
 
     /** The nodes of {@code backend}: {@code quorum} (or its old name {@code peer}) or {@code bully}. */
     PeerTarget(String backend, int nodes, Path dir) {
@@ -49,6 +53,8 @@ final class PeerTarget implements ChaosTarget {
                 FaultKind.PARTITION_ONE, FaultKind.PARTITION_TWO));
         if (bully) {
             faults.add(FaultKind.STORE_RESTORE_SNAPSHOT);
+        } else {
+            faults.addAll(List.of(FaultKind.PEER_MESSAGE_CHAOS, FaultKind.VOTE_LOG_TORN, FaultKind.VOTE_LOG_EIO));
         }
         return faults;
     }
@@ -66,9 +72,14 @@ final class PeerTarget implements ChaosTarget {
             args.addAll(List.of("--leader-store", "file:" + leaderFile));
         } else {
             args.addAll(List.of("--seeds", String.join(",", addresses), "--cluster-size", Integer.toString(nodes),
-                    "--data-dir", dir.resolve("data-n" + (index + 1)).toString()));
+                    "--data-dir", dataDir(index).toString()));
         }
         return args;
+    }
+
+    /** Where node {@code index} of {@code quorum} keeps its vote log. */
+    private Path dataDir(int index) {
+        return dir.resolve("data-n" + (index + 1));
     }
 
     /** The ids of every node but those at {@code excluded}, comma-separated, for a {@code partition} command. */
@@ -126,12 +137,24 @@ final class PeerTarget implements ChaosTarget {
         }
     }
 
+    /**
+     * {@code bully}: restores the older copy of the leader-record file. {@code quorum}, {@link FaultKind#VOTE_LOG_TORN}:
+     * tears the newest record of node {@code target}'s vote log, which must not be running (see {@link VoteLogTear}).
+     */
     @Override
     public void inject(FaultKind fault, int target, Duration latency) {
-        if (fault != FaultKind.STORE_RESTORE_SNAPSHOT) {
+        if (fault == FaultKind.STORE_RESTORE_SNAPSHOT && bully) {
+            copy(leaderCopy, leaderFile);
+        } else if (fault == FaultKind.VOTE_LOG_TORN && !bully) {
+            lastTear = VoteLogTear.tearNewest(dataDir(target));
+        } else {
             throw new IllegalArgumentException("not a " + name() + " store fault: " + fault);
         }
-        copy(leaderCopy, leaderFile);
+    }
+
+    /** What the last {@link FaultKind#VOTE_LOG_TORN} tore: empty if the log held fewer than two records. */
+    Optional<VoteLogTear.Torn> lastTear() {
+        return lastTear;
     }
 
     @Override

@@ -27,9 +27,9 @@ class ChaosHarnessTest {
     @TempDir
     Path dir;
 
-    /** Twice through each backend's fault list (redis 10 faults, postgresql 9, redis-cluster 6, bully 6, peer 5). */
+    /** Twice through each backend's fault list (redis 10 faults, postgresql 9, redis-cluster 6, bully 6, peer 8). */
     @ParameterizedTest(name = "{0}, {1} trials")
-    @CsvSource({"redis, 20", "redis-cluster, 12", "postgresql, 18", "peer, 10", "bully, 12"})
+    @CsvSource({"redis, 20", "redis-cluster, 12", "postgresql, 18", "peer, 16", "bully, 12"})
     void aFixedSetOfTrialsOnRealProcessesViolatesNoSafetyProperty(String backend, int trials) {
         ChaosRunSettings settings = new ChaosRunSettings(backend, trials, SEED, 3, false, Optional.empty(), List.of(),
                 true, dir);
