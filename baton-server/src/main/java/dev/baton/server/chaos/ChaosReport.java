@@ -19,14 +19,19 @@ final class ChaosReport {
     static final int QUOTED_PER_CHECKER = 3;
 
     /** What one checker found. */
-    record CheckerResult(String checker, boolean safety, List<Violation> violations) {
+    record CheckerResult(String checker, Checker.Kind kind, List<Violation> violations) {
         CheckerResult {
             violations = List.copyOf(violations);
         }
 
         /** Runs {@code checker} over {@code history}. */
         static CheckerResult of(Checker checker, History history) {
-            return new CheckerResult(checker.name(), checker.safety(), checker.check(history));
+            return new CheckerResult(checker.name(), checker.kind(), checker.check(history));
+        }
+
+        /** Whether its violations are safety violations. */
+        boolean safety() {
+            return kind == Checker.Kind.SAFETY;
         }
     }
 
@@ -38,23 +43,32 @@ final class ChaosReport {
     private final String title;
     private final int trials;
     private final int dataLossTrials;
+    private final int assumptionBrokenTrials;
     private final List<CheckerResult> results;
     private final List<FaultSummary> faults;
 
-    private ChaosReport(String title, int trials, int dataLossTrials, List<CheckerResult> results,
-            List<FaultSummary> faults) {
+    private ChaosReport(String title, int trials, int dataLossTrials, int assumptionBrokenTrials,
+            List<CheckerResult> results, List<FaultSummary> faults) {
         this.title = title;
         this.trials = trials;
         this.dataLossTrials = dataLossTrials;
+        this.assumptionBrokenTrials = assumptionBrokenTrials;
         this.results = List.copyOf(results);
         this.faults = List.copyOf(faults);
     }
 
-    /** Runs {@code checkers} over {@code history} and reports the run under {@code title} (e.g. the backend). */
+    /**
+     * Runs {@code checkers} over {@code history} and reports the run under {@code title} (e.g. the backend). An
+     * expected checker runs only if some trial's fault breaks an assumption; otherwise it has nothing to look at and
+     * no row.
+     */
     static ChaosReport run(String title, History history, List<Checker> checkers) {
+        boolean assumptionBroken = assumptionBrokenTrials(history) > 0;
         List<CheckerResult> results = new ArrayList<>();
         for (Checker checker : checkers) {
-            results.add(CheckerResult.of(checker, history));
+            if (checker.kind() != Checker.Kind.EXPECTED || assumptionBroken) {
+                results.add(CheckerResult.of(checker, history));
+            }
         }
         return of(title, history, results);
     }
@@ -73,8 +87,14 @@ final class ChaosReport {
         List<FaultSummary> faults = new ArrayList<>();
         leaderlessByFault.forEach((kind, times) -> faults.add(new FaultSummary(kind, times.size(),
                 percentile(times, 50), percentile(times, 99), missesByFault.get(kind))));
-        return new ChaosReport(title, trials.size(), AcknowledgedItemsReadable.skippedTrials(history), results,
-                faults);
+        return new ChaosReport(title, trials.size(), AcknowledgedItemsReadable.skippedTrials(history),
+                assumptionBrokenTrials(history), results, faults);
+    }
+
+    /** How many trials ran a fault meant to break an assumption exclusion rests on. */
+    private static int assumptionBrokenTrials(History history) {
+        return (int) history.eventsOf(Trial.class).stream().filter(trial -> trial.fault().expectsExclusionToBreak())
+                .count();
     }
 
     /**
@@ -119,8 +139,17 @@ final class ChaosReport {
 
     /** All liveness misses. */
     int livenessMisses() {
-        return results.stream().filter(result -> !result.safety())
-                .mapToInt(result -> result.violations().size()).sum();
+        return count(Checker.Kind.LIVENESS);
+    }
+
+    /** What the trials that break an assumption showed: reported as "assumption broken: expected". */
+    int expectedViolations() {
+        return count(Checker.Kind.EXPECTED);
+    }
+
+    private int count(Checker.Kind kind) {
+        return results.stream().filter(result -> result.kind() == kind).mapToInt(result -> result.violations().size())
+                .sum();
     }
 
     /** The report in Markdown: a summary line, the checkers, the faults, then the first violations quoted. */
@@ -184,7 +213,7 @@ final class ChaosReport {
     }
 
     private static String kind(CheckerResult result) {
-        return result.safety() ? "safety" : "liveness";
+        return result.kind().label();
     }
 
     private String summary() {
@@ -193,8 +222,16 @@ final class ChaosReport {
             line.append(", ").append(dataLossTrials).append(" with a fault that can lose acknowledged writes")
                     .append(" (their items and exclusion not checked)");
         }
+        if (assumptionBrokenTrials > 0) {
+            line.append(", ").append(assumptionBrokenTrials).append(" with a fault that breaks an assumption")
+                    .append(" exclusion rests on (their exclusion reported apart)");
+        }
         line.append(". Safety violations: ").append(safetyViolations()).append(" (goal 0).")
                 .append(" Leader-after-heal misses: ").append(livenessMisses()).append('.');
+        if (assumptionBrokenTrials > 0) {
+            line.append(" Assumption broken, expected: ").append(expectedViolations())
+                    .append(" exclusion overlaps.");
+        }
         return line.toString();
     }
 

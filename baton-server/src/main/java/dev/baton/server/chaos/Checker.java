@@ -6,24 +6,57 @@ import java.util.List;
  * A property of a chaos history. Checkers are pure: they read the history and say what breaks the property, nothing
  * else. Safety checkers guard what must never happen (two holders of a term, two nodes valid leaders at once, a stale
  * write accepted); a liveness checker guards what must happen in time, and a miss is reported apart from the safety
- * violations.
+ * violations; an expected checker reports what a property does in trials whose fault breaks an assumption the property
+ * rests on, which is not a safety violation.
  */
 interface Checker {
+
+    /** How the report counts a checker's findings. */
+    enum Kind {
+        /** Must never happen; a run with one fails. */
+        SAFETY("safety"),
+        /** Must happen in time; a miss is reported, and the run does not fail. */
+        LIVENESS("liveness"),
+        /**
+         * Found in trials whose fault breaks an assumption the property rests on: reported as "assumption broken:
+         * expected", to show the assumption is needed, and the run does not fail.
+         */
+        EXPECTED("expected");
+
+        private final String label;
+
+        Kind(String label) {
+            this.label = label;
+        }
+
+        /** The kind as the report's tables show it. */
+        String label() {
+            return label;
+        }
+    }
 
     /** The checker's name in the report, e.g. {@code one-holder-per-term}. */
     String name();
 
-    /** Whether a violation of this checker is a safety violation; false for liveness. */
+    /** How the report counts this checker's violations; safety unless the checker says otherwise. */
+    default Kind kind() {
+        return Kind.SAFETY;
+    }
+
+    /** Whether a violation of this checker is a safety violation. */
     default boolean safety() {
-        return true;
+        return kind() == Kind.SAFETY;
     }
 
     /** The violations in {@code history}; empty when the property holds. */
     List<Violation> check(History history);
 
-    /** The checkers {@code baton chaos} runs, safety first. */
+    /**
+     * The checkers {@code baton chaos} runs, safety first; the expected one last (its row shows only in a run with a
+     * fault that breaks an assumption).
+     */
     static List<Checker> standard() {
         return List.of(new OneHolderPerTerm(), new TermsRise(), new Exclusion(), new Fencing(),
-                new AcknowledgedItemsReadable(), new LeaderAfterHeal());
+                new AcknowledgedItemsReadable(), new LeaderAfterHeal(), Exclusion.whereAnAssumptionIsBroken());
     }
 }

@@ -35,6 +35,11 @@ import java.util.Set;
  * not survive by design (it needs the store back no sooner than one lease after the loss, or the loss made
  * impossible). The report counts those trials apart, as {@link AcknowledgedItemsReadable} does.
  *
+ * <p>Overlaps that begin in a trial whose fault is meant to break an assumption exclusion rests on
+ * ({@link FaultKind#expectsExclusionToBreak()}: the store's clock stepping forward by more than the margin) are not
+ * checked here either; {@link #whereAnAssumptionIsBroken()} checks those trials alone and the report shows its
+ * findings as "assumption broken: expected", not as safety violations.
+ *
  * <p>The intervals are computed here from the raw events, not taken from {@link LeaderlessTime}, whose holdings end
  * when a higher term is acquired. Cost: per-node and per-term lists, then a sweep over the intervals sorted by start
  * that compares each with the earlier ones; leaders follow one another, so few intervals are open at any time.
@@ -71,18 +76,54 @@ final class Exclusion implements Checker {
     private record HistoryEnd(int trial, long time) {
     }
 
+    /** Which trials' overlaps a checker looks at. */
+    private enum Scope {
+        /** Trials whose fault keeps every assumption exclusion rests on: a violation there is a safety violation. */
+        ASSUMPTIONS_KEPT,
+        /** Trials whose fault is meant to break one: what they show is expected. */
+        ASSUMPTION_BROKEN
+    }
+
+    private final Scope scope;
+
+    /** The safety checker: every trial but those whose store can forget a grant or whose fault breaks an assumption. */
+    Exclusion() {
+        this(Scope.ASSUMPTIONS_KEPT);
+    }
+
+    private Exclusion(Scope scope) {
+        this.scope = scope;
+    }
+
+    /**
+     * The same check over the trials whose fault is meant to break an assumption exclusion rests on, and only those:
+     * an overlap there shows the assumption is needed, and is reported as expected.
+     */
+    static Exclusion whereAnAssumptionIsBroken() {
+        return new Exclusion(Scope.ASSUMPTION_BROKEN);
+    }
+
     @Override
     public String name() {
-        return "exclusion";
+        return scope == Scope.ASSUMPTIONS_KEPT ? "exclusion" : "exclusion-assumption-broken";
+    }
+
+    @Override
+    public Kind kind() {
+        return scope == Scope.ASSUMPTIONS_KEPT ? Kind.SAFETY : Kind.EXPECTED;
     }
 
     @Override
     public List<Violation> check(History history) {
         Timeline timeline = Timeline.of(history);
         Set<Integer> lossy = new HashSet<>();
+        Set<Integer> breaking = new HashSet<>();
         for (HistoryEvent.Trial trial : history.eventsOf(HistoryEvent.Trial.class)) {
             if (trial.dataLoss()) {
                 lossy.add(trial.trial());
+            }
+            if (trial.fault().expectsExclusionToBreak()) {
+                breaking.add(trial.trial());
             }
         }
         List<Validity> intervals = new ArrayList<>(intervals(history));
@@ -90,7 +131,9 @@ final class Exclusion implements Checker {
         List<Violation> violations = new ArrayList<>();
         for (int later = 0; later < intervals.size(); later++) {
             Validity second = intervals.get(later);
-            if (lossy.contains(second.trial())) {
+            boolean counted = scope == Scope.ASSUMPTION_BROKEN ? breaking.contains(second.trial())
+                    : !breaking.contains(second.trial()) && !lossy.contains(second.trial());
+            if (!counted) {
                 continue;
             }
             for (int earlier = 0; earlier < later; earlier++) {

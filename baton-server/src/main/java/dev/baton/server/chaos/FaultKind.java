@@ -103,7 +103,33 @@ enum FaultKind {
      * A node's next vote-log fsync fails (EIO) and the leader hands over, so that every node saves a vote: the node
      * sends no vote that depended on the save and stops; the harness restarts it when the fault heals.
      */
-    VOTE_LOG_EIO("vote-log-eio", false, false);
+    VOTE_LOG_EIO("vote-log-eio", false, false),
+
+    // Redis and PostgreSQL end a lease on the store's wall clock; these move that clock (never the machine's). They run
+    // only when --faults names them.
+    /**
+     * The leader's link to the store is cut, so its lease runs out, and the store's clock steps forward by half the
+     * margin ({@code safetyMargin + leaseTtl * maxClockDrift}): the lease ends that much early, still after the
+     * holder's local deadline.
+     */
+    STORE_CLOCK_STEP_SMALL("store-clock-step-small", false, true),
+    /**
+     * The store's clock steps back by 2-4 s and the lease changes hands twice: the grants' clock is below the terms
+     * already issued, so the store's counter must keep them rising.
+     */
+    STORE_CLOCK_STEP_BACK("store-clock-step-back", false, false),
+    /**
+     * The store's clock runs 1 % fast or slow while the leader's link is cut for 1.2-2 leases, so its lease runs out
+     * on the skewed clock.
+     */
+    STORE_CLOCK_SKEW("store-clock-skew", false, true),
+    /**
+     * The store's clock steps forward by twice the lease TTL while a leader holds the lease (in half the trials with
+     * the leader's link cut first): the store ends the lease at once while its holder still counts itself valid, and a
+     * follower that asks first is granted it. This breaks the assumption exclusion rests on (the store's clock does
+     * not step forward by more than the margin), so overlaps in these trials are expected and reported apart.
+     */
+    STORE_CLOCK_STEP_LARGE("store-clock-step-large", false, true);
 
     private final String wireName;
     private final boolean canLoseData;
@@ -132,6 +158,20 @@ enum FaultKind {
      */
     boolean cutsOffTarget() {
         return cutsOffTarget;
+    }
+
+    /** Whether the fault moves the store's wall clock, so the store must run on a steppable one. */
+    boolean movesStoreClock() {
+        return this == STORE_CLOCK_STEP_SMALL || this == STORE_CLOCK_STEP_BACK || this == STORE_CLOCK_SKEW
+                || this == STORE_CLOCK_STEP_LARGE;
+    }
+
+    /**
+     * Whether the fault is meant to break an assumption exclusion rests on, so that two nodes counting themselves
+     * leader at once in its trials is expected: the exclusion checker reports those trials apart.
+     */
+    boolean expectsExclusionToBreak() {
+        return this == STORE_CLOCK_STEP_LARGE;
     }
 
     /**

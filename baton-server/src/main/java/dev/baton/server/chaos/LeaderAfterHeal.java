@@ -16,8 +16,8 @@ final class LeaderAfterHeal implements Checker {
     }
 
     @Override
-    public boolean safety() {
-        return false;
+    public Kind kind() {
+        return Kind.LIVENESS;
     }
 
     @Override

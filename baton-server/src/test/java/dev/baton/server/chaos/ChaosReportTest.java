@@ -3,6 +3,7 @@ package dev.baton.server.chaos;
 import static dev.baton.server.chaos.Events.acquired;
 import static dev.baton.server.chaos.Events.crash;
 import static dev.baton.server.chaos.Events.itemOk;
+import static dev.baton.server.chaos.Events.lost;
 import static dev.baton.server.chaos.Events.read;
 import static dev.baton.server.chaos.Events.trial;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -141,6 +142,33 @@ class ChaosReportTest {
                         + "| acknowledged-items-readable | safety   | 0      | 1     |\n"
                         + "| leader-after-heal           | liveness | 0      | 1     |\n");
         assertThat(ChaosReport.sideBySideText(normal, naive)).contains("terms-rise").doesNotContain("|");
+    }
+
+    @Test
+    void overlapsInATrialThatBreaksAnAssumptionAreReportedApartAsExpected() {
+        History history = History.of(
+                acquired(0, "n1", 1, 0, 0),
+                trial(1, FaultKind.STORE_CLOCK_STEP_LARGE, 1000, 3000, 4000, 3000.0),
+                acquired(1, "n2", 2, 1100, 1200),
+                lost(1, "n1", 1, 1500));
+
+        ChaosReport report = ChaosReport.run("redis", history, Checker.standard());
+
+        assertThat(report.safetyViolations()).isZero();
+        assertThat(report.expectedViolations()).isEqualTo(1);
+        assertThat(report.markdown()).startsWith("### redis\n\n1 trial, 1 with a fault that breaks an assumption"
+                + " exclusion rests on (their exclusion reported apart). Safety violations: 0 (goal 0)."
+                + " Leader-after-heal misses: 0. Assumption broken, expected: 1 exclusion overlaps.\n")
+                .contains("| exclusion-assumption-broken | expected | 1          |\n",
+                        "- exclusion-assumption-broken (trial 1): n1 (term 1) and n2 (term 2)");
+    }
+
+    @Test
+    void aRunWithoutAFaultThatBreaksAnAssumptionHasNoExpectedRow() {
+        ChaosReport report = ChaosReport.run("redis", run(), Checker.standard());
+
+        assertThat(report.results()).extracting(ChaosReport.CheckerResult::checker)
+                .doesNotContain("exclusion-assumption-broken");
     }
 
     @Test

@@ -184,6 +184,34 @@ class ExclusionTest {
     }
 
     @Test
+    void anOverlapInATrialThatBreaksAnAssumptionIsExpectedNotASafetyViolation() {
+        History history = History.of(
+                trial(1, FaultKind.STORE_CLOCK_STEP_LARGE, 0, 1000, 2000, 1000.0),
+                trial(2, FaultKind.STORE_CLOCK_STEP_SMALL, 3000, 6000, 7000, 6000.0),
+                validUntil(1, "n1", 5, 1500, 9),
+                acquired(1, "n1", 5, 5, 10),
+                acquired(1, "n2", 6, 1190, 1200),
+                lost(1, "n1", 5, 1300),
+                validUntil(2, "n2", 6, 5000, 3000),
+                acquired(2, "n3", 7, 4800, 4900));
+        Checker expected = Exclusion.whereAnAssumptionIsBroken();
+
+        assertThat(checker.check(history)).singleElement().satisfies(violation -> {
+            assertThat(violation.trial()).isEqualTo(2);
+            assertThat(violation.message()).startsWith("n2 (term 6) and n3 (term 7)");
+        });
+        assertThat(expected.name()).isEqualTo("exclusion-assumption-broken");
+        assertThat(expected.kind()).isEqualTo(Checker.Kind.EXPECTED);
+        assertThat(expected.safety()).isFalse();
+        assertThat(expected.check(history)).singleElement().satisfies(violation -> {
+            assertThat(violation.checker()).isEqualTo("exclusion-assumption-broken");
+            assertThat(violation.trial()).isEqualTo(1);
+            assertThat(violation.message()).startsWith("n1 (term 5) and n2 (term 6) both counted themselves leader"
+                    + " for 100.0 ms:");
+        });
+    }
+
+    @Test
     void everyOverlappingPairIsOneViolation() {
         History history = History.of(
                 acquired(1, "n1", 5, 5, 10),
