@@ -3,6 +3,7 @@ package dev.baton.server.chaos;
 import dev.baton.server.BatonCli;
 import dev.baton.server.CliError;
 import dev.baton.server.DurationConverter;
+import dev.baton.testkit.StoreClock;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -68,7 +69,9 @@ public final class ChaosCommand implements Callable<Integer> {
 
     @Option(names = "--faults", paramLabel = "LIST", split = ",",
             description = "Only these faults, e.g. kill-node,store-restore-snapshot (default: every fault the "
-                    + "backend supports).")
+                    + "backend supports, except the store-clock faults of redis and postgresql, which run only when "
+                    + "named here: store-clock-step-small, store-clock-step-back, store-clock-skew and "
+                    + "store-clock-step-large, which breaks an assumption and is reported apart).")
     List<String> faults;
 
     @Option(names = "--faults-in-turn",
@@ -181,11 +184,12 @@ public final class ChaosCommand implements Callable<Integer> {
     /** Starts the backend's servers; a fault the backend does not support is a usage error. */
     static ChaosTarget open(ChaosRunSettings settings) {
         ChaosTarget target;
+        StoreTarget.ServerClock clock = StoreTarget.ServerClock.forFaults(settings.faults());
         try {
             target = switch (settings.backend()) {
-                case "redis" -> new RedisTarget(settings.nodes(), StoreTimings.chaos());
+                case "redis" -> new RedisTarget(settings.nodes(), StoreTimings.chaos(), clock);
                 case "redis-cluster" -> new RedisClusterTarget(StoreTimings.chaos(), ChaosRun.GROUP);
-                case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos());
+                case "postgresql" -> new PostgresTarget(settings.nodes(), StoreTimings.chaos(), clock);
                 case "etcd" -> new EtcdTarget(StoreTimings.chaos());
                 case "redis-sentinel" -> new RedisSentinelTarget(StoreTimings.replicated(), settings.sentinel());
                 case "postgresql-standby" -> new PostgresStandbyTarget(settings.nodes(),
@@ -194,17 +198,23 @@ public final class ChaosCommand implements Callable<Integer> {
                 case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir());
                 default -> throw new IllegalArgumentException(settings.backend());
             };
+        } catch (StoreClock.UnavailableException e) {
+            throw CliError.usage("chaos --faults " + settings.faults().stream().filter(FaultKind::movesStoreClock)
+                    .map(FaultKind::wireName).toList() + " run the store on a clock of its own, which is not "
+                    + "possible here: " + e.getMessage());
         } catch (IllegalStateException e) {
             // The private servers come from the binaries on PATH (redis-server; initdb and postgres; etcd).
             throw CliError.usage("chaos --backend " + settings.backend() + " starts its own private server and "
                     + "could not: " + e.getMessage()
                     + " (install redis-server, PostgreSQL or etcd-server, e.g. with apt-get)");
         }
-        List<FaultKind> unsupported = settings.faults().stream().filter(f -> !target.faults().contains(f)).toList();
+        List<FaultKind> supported = new ArrayList<>(target.faults());
+        supported.addAll(target.faultsOnRequest());
+        List<FaultKind> unsupported = settings.faults().stream().filter(f -> !supported.contains(f)).toList();
         if (!unsupported.isEmpty()) {
             target.close();
             throw CliError.usage("--faults: " + unsupported.stream().map(FaultKind::wireName).toList() + " not supported "
-                    + "on " + settings.backend() + " (it supports " + target.faults().stream().map(FaultKind::wireName)
+                    + "on " + settings.backend() + " (it supports " + supported.stream().map(FaultKind::wireName)
                     .toList() + ")");
         }
         return target;

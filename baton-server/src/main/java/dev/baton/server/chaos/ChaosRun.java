@@ -1,6 +1,7 @@
 package dev.baton.server.chaos;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.testkit.StoreClock;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -316,8 +317,78 @@ final class ChaosRun implements AutoCloseable {
                 target.heal(fault);
                 return Fault.onStore(System.nanoTime());
             }
+            case STORE_CLOCK_STEP_SMALL, STORE_CLOCK_SKEW -> {
+                // The holder is cut off so that its lease runs out, on a store clock stepped forward by half the
+                // margin or running 1 % off: the store must still end the lease after the holder's local deadline.
+                StoreClock clock = storeClock(fault);
+                int holder = leaderOr(victim);
+                double rate = fault == FaultKind.STORE_CLOCK_SKEW ? (random.nextBoolean() ? 1.01 : 0.99) : 1.0;
+                clock.rate(rate);
+                target.inject(FaultKind.STORE_BLACKHOLE, holder, Duration.ZERO);
+                if (fault == FaultKind.STORE_CLOCK_STEP_SMALL) {
+                    clock.step(target.storeClockMargin().dividedBy(2));
+                }
+                out.printf("trial %d: the store's clock is %s%n", trial, fault == FaultKind.STORE_CLOCK_SKEW
+                        ? String.format("running at %.2f x", rate)
+                        : "stepped forward by " + target.storeClockMargin().dividedBy(2).toMillis() + " ms");
+                hold(scaled(ttl, random, 1.2, 2.0), items);
+                target.heal(FaultKind.STORE_BLACKHOLE);
+                clock.rate(1.0);
+                return Fault.on(nodes.get(holder), System.nanoTime());
+            }
+            case STORE_CLOCK_STEP_BACK -> {
+                // Back by more than the time between two grants, then the lease changes hands twice: the clock in
+                // microseconds is below the last term, so only the store's counter keeps the terms rising. Held until
+                // the clock is past the terms issued before the step, so later trials' terms follow the clock again.
+                Duration back = Duration.ofMillis(2000 + random.nextInt(2001));
+                storeClock(fault).step(back.negated());
+                out.printf("trial %d: the store's clock stepped back by %d ms%n", trial, back.toMillis());
+                releaseLeader();
+                Duration first = between(random, 500, 1500);
+                hold(first, items);
+                releaseLeader();
+                hold(back.minus(first).plus(between(random, 500, 1000)), items);
+                return Fault.onStore(System.nanoTime());
+            }
+            case STORE_CLOCK_STEP_LARGE -> {
+                // Twice the lease, while a leader holds it: the store ends the lease at once while its holder counts
+                // itself valid until its local deadline, and a follower that asks first is granted it. Half the
+                // trials cut the holder's link first, as store-clock-step-small does, so that neither a failed
+                // renewal nor the store's notice tells it before its deadline. Breaks an assumption on purpose;
+                // these trials' exclusion is reported apart.
+                StoreClock clock = storeClock(fault);
+                int holder = leaderOr(victim);
+                boolean cut = random.nextBoolean();
+                if (cut) {
+                    target.inject(FaultKind.STORE_BLACKHOLE, holder, Duration.ZERO);
+                }
+                clock.step(ttl.multipliedBy(2));
+                out.printf("trial %d: the store's clock stepped forward by %d ms%s%n", trial,
+                        ttl.multipliedBy(2).toMillis(), cut ? ", " + nodes.get(holder).name() + "'s link cut" : "");
+                hold(scaled(ttl, random, 1.2, 2.0), items);
+                if (!cut) {
+                    return Fault.onStore(System.nanoTime());
+                }
+                target.heal(FaultKind.STORE_BLACKHOLE);
+                return Fault.on(nodes.get(holder), System.nanoTime());
+            }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }
+    }
+
+    /**
+     * The store's clock, for a fault that moves it. Nothing puts it back when the fault heals: that would be a step the
+     * other way, so it keeps its offset for the rest of the run, as a store host's clock does after an NTP step.
+     */
+    private StoreClock storeClock(FaultKind fault) {
+        return target.storeClock().orElseThrow(() -> new IllegalStateException(fault + " needs the store on a "
+                + "steppable clock, and " + target.name() + " runs on the machine's"));
+    }
+
+    /** The node that leads as far as the harness knows, else {@code victim}. */
+    private int leaderOr(int victim) {
+        int leader = currentLeader();
+        return leader >= 0 ? leader : victim;
     }
 
     /** Waits out {@code duration}, writing a work item halfway through it. */

@@ -1,7 +1,9 @@
 package dev.baton.server.chaos;
 
+import dev.baton.testkit.StoreClock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The backend a chaos run puts under fault: the servers it needs (started privately on loopback by the testkit), the
@@ -16,6 +18,30 @@ interface ChaosTarget extends AutoCloseable {
 
     /** The faults a trial may choose from on this backend. */
     List<FaultKind> faults();
+
+    /**
+     * Faults the backend supports that run only when {@code --faults} names them, never drawn at random: the
+     * store-clock faults, which need the store started on a clock of its own.
+     */
+    default List<FaultKind> faultsOnRequest() {
+        return List.of();
+    }
+
+    /**
+     * The store's wall clock, which the store-clock faults step and skew; empty unless the target's store expires
+     * leases on its own clock and was started with a steppable one (only when such a fault was asked for).
+     */
+    default Optional<StoreClock> storeClock() {
+        return Optional.empty();
+    }
+
+    /**
+     * How far the store's clock may step forward during a lease without breaking exclusion (the nodes'
+     * {@code safetyMargin + leaseTtl * maxClockDrift}); zero where the store's clock does not end leases.
+     */
+    default Duration storeClockMargin() {
+        return Duration.ZERO;
+    }
 
     /** The node id of node {@code index} (0-based), as the node prints it in its events. */
     String nodeId(int index);

@@ -1,12 +1,15 @@
 package dev.baton.server.chaos;
 
 import dev.baton.testkit.PostgresServer;
+import dev.baton.testkit.StoreClock;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A private PostgreSQL with every node on its own proxied link. Beside the node and link faults, the database can be
  * killed and restarted (it keeps its data), or restored from a backup of Baton's tables taken before a hand-over: the
- * fault that would let a database issue a term twice.
+ * fault that would let a database issue a term twice. Started on a steppable clock, its wall clock (which ends leases:
+ * {@code expires_at <= now()}) can be stepped and skewed.
  */
 final class PostgresTarget extends StoreTarget {
 
@@ -16,11 +19,17 @@ final class PostgresTarget extends StoreTarget {
             FaultKind.STORE_RESTORE_BACKUP);
 
     private final PostgresServer server;
+    private final ServerClock clock;
     private PostgresServer.SchemaSnapshot backup;
 
-    PostgresTarget(int nodes, StoreTimings timings) {
+    PostgresTarget(int nodes, StoreTimings timings, ServerClock clock) {
         super(timings);
-        this.server = PostgresServer.start();
+        this.clock = clock;
+        PostgresServer.Builder builder = PostgresServer.builder();
+        if (clock == ServerClock.STEPPABLE) {
+            builder.withStoreClock();
+        }
+        this.server = builder.start();
         try {
             link(server.host(), server.port(), nodes);
         } catch (RuntimeException e) {
@@ -37,6 +46,16 @@ final class PostgresTarget extends StoreTarget {
     @Override
     public List<FaultKind> faults() {
         return FAULTS;
+    }
+
+    @Override
+    public List<FaultKind> faultsOnRequest() {
+        return STORE_CLOCK_FAULTS;
+    }
+
+    @Override
+    public Optional<StoreClock> storeClock() {
+        return clock == ServerClock.STEPPABLE ? Optional.of(server.storeClock()) : Optional.empty();
     }
 
     @Override

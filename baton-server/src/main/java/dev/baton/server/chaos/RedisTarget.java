@@ -1,13 +1,16 @@
 package dev.baton.server.chaos;
 
 import dev.baton.testkit.RedisServer;
+import dev.baton.testkit.StoreClock;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A private Redis that persists like a production one (RDB snapshots and an append-only file with {@code appendfsync
  * everysec}), with every node on its own proxied link. Beside the node and link faults, Redis can lose everything,
  * come back from a snapshot taken before a hand-over, or from an append-only file that lost its last writes: the
- * faults that would let a store issue a term twice.
+ * faults that would let a store issue a term twice. Started on a steppable clock, its wall clock (which ends leases:
+ * {@code PX}) can be stepped and skewed.
  */
 final class RedisTarget extends StoreTarget {
 
@@ -15,12 +18,18 @@ final class RedisTarget extends StoreTarget {
             FaultKind.STORE_RESTORE_SNAPSHOT, FaultKind.STORE_TRUNCATED_AOF);
 
     private final RedisServer server;
+    private final ServerClock clock;
     private RedisServer.Snapshot snapshot;
     private RedisServer.AofMark aofMark;
 
-    RedisTarget(int nodes, StoreTimings timings) {
+    RedisTarget(int nodes, StoreTimings timings, ServerClock clock) {
         super(timings);
-        this.server = RedisServer.builder().appendOnly(true).start();
+        this.clock = clock;
+        RedisServer.Builder builder = RedisServer.builder().appendOnly(true);
+        if (clock == ServerClock.STEPPABLE) {
+            builder.withStoreClock();
+        }
+        this.server = builder.start();
         try {
             link(server.host(), server.port(), nodes);
         } catch (RuntimeException e) {
@@ -37,6 +46,16 @@ final class RedisTarget extends StoreTarget {
     @Override
     public List<FaultKind> faults() {
         return FAULTS;
+    }
+
+    @Override
+    public List<FaultKind> faultsOnRequest() {
+        return STORE_CLOCK_FAULTS;
+    }
+
+    @Override
+    public Optional<StoreClock> storeClock() {
+        return clock == ServerClock.STEPPABLE ? Optional.of(server.storeClock()) : Optional.empty();
     }
 
     @Override

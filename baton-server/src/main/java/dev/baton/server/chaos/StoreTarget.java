@@ -12,6 +12,23 @@ import java.util.List;
  */
 abstract class StoreTarget implements ChaosTarget {
 
+    /** Which clock the store runs on. */
+    enum ServerClock {
+        /** The machine's, as in production. */
+        MACHINE,
+        /** A {@link dev.baton.testkit.StoreClock} of its own, which the store-clock faults step and skew. */
+        STEPPABLE;
+
+        /** Steppable if any of {@code faults} moves the store's clock, else the machine's. */
+        static ServerClock forFaults(List<FaultKind> faults) {
+            return faults.stream().anyMatch(FaultKind::movesStoreClock) ? STEPPABLE : MACHINE;
+        }
+    }
+
+    /** The faults of the store's clock, run on request only (they need a {@link ServerClock#STEPPABLE} store). */
+    static final List<FaultKind> STORE_CLOCK_FAULTS = List.of(FaultKind.STORE_CLOCK_STEP_SMALL,
+            FaultKind.STORE_CLOCK_STEP_BACK, FaultKind.STORE_CLOCK_SKEW, FaultKind.STORE_CLOCK_STEP_LARGE);
+
     private final StoreTimings timings;
     private StoreLinks links;
 
@@ -78,6 +95,11 @@ abstract class StoreTarget implements ChaosTarget {
     @Override
     public final Duration leaseTtl() {
         return timings.leaseTtl();
+    }
+
+    @Override
+    public final Duration storeClockMargin() {
+        return timings.storeClockMargin();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.baton.server.chaos;
 
+import dev.baton.core.ElectionConfig;
 import java.time.Duration;
 import java.util.List;
 
@@ -40,6 +41,17 @@ record StoreTimings(Duration leaseTtl, Duration renewInterval, Duration checkInt
      */
     Duration leaderBound() {
         return leaseTtl.multipliedBy(2).plusSeconds(1);
+    }
+
+    /**
+     * How far the store's clock may step forward during a lease without breaking exclusion: the nodes'
+     * {@code safetyMargin + leaseTtl * maxClockDrift}, from the configuration {@link #nodeArgs} gives them (the fast
+     * profile with these timings: 120 ms for the 2 s lease).
+     */
+    Duration storeClockMargin() {
+        ElectionConfig config = ElectionConfig.profile("fast").leaseTtl(leaseTtl).renewInterval(renewInterval)
+                .checkInterval(checkInterval).build();
+        return config.safetyMargin().plusNanos(Math.round(leaseTtl.toNanos() * config.maxClockDrift()));
     }
 
     /** {@code --backend URI --node-id ID} and the timing flags. */
