@@ -28,12 +28,13 @@ final class ChaosVerdict {
         this.report = report;
     }
 
-    /** Runs the standard checkers over {@code history}. */
+    /** Runs the standard checkers of the run's backend over {@code history}. */
     static ChaosVerdict of(ChaosRunSettings settings, History history) {
         String title = settings.backend() + (settings.naive() ? " (naive)" : "")
                 + (settings.sentinel().waitReplicas() > 0 ? " (waitReplicas " + settings.sentinel().waitReplicas()
                 + ")" : "") + ", seed " + settings.seed();
-        return new ChaosVerdict(settings, history, ChaosReport.run(title, history, Checker.standard()));
+        return new ChaosVerdict(settings, history, ChaosReport.run(title, history,
+                Checker.standard(settings.backend())));
     }
 
     ChaosReport report() {

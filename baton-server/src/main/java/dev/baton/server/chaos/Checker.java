@@ -56,7 +56,16 @@ interface Checker {
      * fault that breaks an assumption).
      */
     static List<Checker> standard() {
-        return List.of(new OneHolderPerTerm(), new TermsRise(), new Exclusion(), new Fencing(),
+        return standard(new Exclusion());
+    }
+
+    /** The same on {@code backend}: its exclusion checker tolerates the overlaps the backend documents. */
+    static List<Checker> standard(String backend) {
+        return standard(Exclusion.forBackend(backend));
+    }
+
+    private static List<Checker> standard(Exclusion exclusion) {
+        return List.of(new OneHolderPerTerm(), new TermsRise(), exclusion, new Fencing(),
                 new AcknowledgedItemsReadable(), new LeaderAfterHeal(), Exclusion.whereAnAssumptionIsBroken());
     }
 }

@@ -1,9 +1,11 @@
 package dev.baton.server.chaos;
 
+import dev.baton.peer.bully.BullyConfig;
 import dev.baton.server.chaos.HistoryEvent.Acquired;
 import dev.baton.server.chaos.HistoryEvent.Crash;
 import dev.baton.server.chaos.HistoryEvent.Lost;
 import dev.baton.server.chaos.HistoryEvent.ValidUntil;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -39,6 +41,11 @@ import java.util.Set;
  * ({@link FaultKind#expectsExclusionToBreak()}: the store's clock stepping forward by more than the margin) are not
  * checked here either; {@link #whereAnAssumptionIsBroken()} checks those trials alone and the report shows its
  * findings as "assumption broken: expected", not as safety violations.
+ *
+ * <p>{@code bully} is not partition-safe and says so (docs/bully.md): while the network is split each side can elect a
+ * leader, and the older one stops at its next store check, or at its deadline when it cannot reach the store. On that
+ * backend an overlap up to that documented bound, {@code leadershipValidity}, is tolerated ({@link #forBackend}); a
+ * longer one is a violation.
  *
  * <p>The intervals are computed here from the raw events, not taken from {@link LeaderlessTime}, whose holdings end
  * when a higher term is acquired. Cost: per-node and per-term lists, then a sweep over the intervals sorted by start
@@ -85,14 +92,28 @@ final class Exclusion implements Checker {
     }
 
     private final Scope scope;
+    /** The longest overlap the backend documents; 0 where it promises exclusion. */
+    private final long toleratedNanos;
 
     /** The safety checker: every trial but those whose store can forget a grant or whose fault breaks an assumption. */
     Exclusion() {
-        this(Scope.ASSUMPTIONS_KEPT);
+        this(Scope.ASSUMPTIONS_KEPT, Duration.ZERO);
     }
 
-    private Exclusion(Scope scope) {
+    private Exclusion(Scope scope, Duration tolerated) {
         this.scope = scope;
+        this.toleratedNanos = tolerated.toNanos();
+    }
+
+    /**
+     * The safety checker for {@code backend} as {@code baton chaos} runs it: on {@code bully} (its fast profile)
+     * overlaps up to {@code leadershipValidity}, the bound docs/bully.md states for a partition, are tolerated; on every
+     * other backend none.
+     */
+    static Exclusion forBackend(String backend) {
+        return backend.equals("bully")
+                ? new Exclusion(Scope.ASSUMPTIONS_KEPT, BullyConfig.fast().build().leadershipValidity())
+                : new Exclusion();
     }
 
     /**
@@ -100,7 +121,7 @@ final class Exclusion implements Checker {
      * an overlap there shows the assumption is needed, and is reported as expected.
      */
     static Exclusion whereAnAssumptionIsBroken() {
-        return new Exclusion(Scope.ASSUMPTION_BROKEN);
+        return new Exclusion(Scope.ASSUMPTION_BROKEN, Duration.ZERO);
     }
 
     @Override
@@ -139,7 +160,7 @@ final class Exclusion implements Checker {
             for (int earlier = 0; earlier < later; earlier++) {
                 Validity first = intervals.get(earlier);
                 long overlap = Math.min(first.until(), second.until()) - second.from();
-                if (overlap > 0 && !first.node().equals(second.node())) {
+                if (overlap > 0 && overlap > toleratedNanos && !first.node().equals(second.node())) {
                     violations.add(overlapping(first, second, overlap, timeline));
                 }
             }
@@ -244,9 +265,12 @@ final class Exclusion implements Checker {
     }
 
     private Violation overlapping(Validity first, Validity second, long overlap, Timeline timeline) {
+        String bound = toleratedNanos > 0 ? " (the backend documents at most " + Timeline.millis(toleratedNanos) + ")"
+                : "";
         return new Violation(name(), second.trial(), first.node() + " (term " + first.term() + ") and "
                 + second.node() + " (term " + second.term() + ") both counted themselves leader for "
-                + Timeline.millis(overlap) + ": " + describe(first, timeline) + ", " + describe(second, timeline));
+                + Timeline.millis(overlap) + bound + ": " + describe(first, timeline) + ", "
+                + describe(second, timeline));
     }
 
     private static String describe(Validity validity, Timeline timeline) {

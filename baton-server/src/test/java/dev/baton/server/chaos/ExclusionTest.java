@@ -212,6 +212,27 @@ class ExclusionTest {
     }
 
     @Test
+    void onBullyAnOverlapWithinTheDocumentedBoundIsToleratedAndALongerOneIsNot() {
+        // The fast profile's leadershipValidity: 750 ms.
+        Checker bully = Exclusion.forBackend("bully");
+        History within = History.of(
+                validUntil(1, "n1", 5, 1000, 9),
+                acquired(1, "n1", 5, 5, 10),
+                acquired(1, "n2", 6, 790, 800),
+                lost(1, "n1", 5, 900));
+        History beyond = History.of(
+                acquired(1, "n1", 5, 5, 10),
+                acquired(1, "n2", 6, 790, 800),
+                lost(1, "n1", 5, 1600));
+
+        assertThat(bully.check(within)).isEmpty();
+        assertThat(Exclusion.forBackend("quorum").check(within)).hasSize(1);
+        assertThat(bully.check(beyond)).singleElement().satisfies(violation -> assertThat(violation.message())
+                .startsWith("n1 (term 5) and n2 (term 6) both counted themselves leader for 800.0 ms"
+                        + " (the backend documents at most 750.0 ms):"));
+    }
+
+    @Test
     void everyOverlappingPairIsOneViolation() {
         History history = History.of(
                 acquired(1, "n1", 5, 5, 10),
