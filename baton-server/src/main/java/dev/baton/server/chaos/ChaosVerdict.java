@@ -34,7 +34,7 @@ final class ChaosVerdict {
                 + (settings.sentinel().waitReplicas() > 0 ? " (waitReplicas " + settings.sentinel().waitReplicas()
                 + ")" : "") + ", seed " + settings.seed();
         return new ChaosVerdict(settings, history, ChaosReport.run(title, history,
-                Checker.standard(settings.backend())));
+                Checker.standard(settings.backend(), settings.naive())));
     }
 
     ChaosReport report() {

@@ -56,16 +56,23 @@ interface Checker {
      * fault that breaks an assumption).
      */
     static List<Checker> standard() {
-        return standard(new Exclusion());
+        return standard(new Exclusion(), LinearizableFence.Resource.STORE_REGISTER);
     }
 
-    /** The same on {@code backend}: its exclusion checker tolerates the overlaps the backend documents. */
-    static List<Checker> standard(String backend) {
-        return standard(Exclusion.forBackend(backend));
+    /**
+     * The same on {@code backend}: its exclusion checker tolerates the overlaps the backend documents, and the fenced
+     * resource is checked as what it is there (the store's register, or the harness's own write fence on the serverless
+     * backends and in {@code naive} mode).
+     */
+    static List<Checker> standard(String backend, boolean naive) {
+        boolean serverless = backend.equals("quorum") || backend.equals("peer") || backend.equals("bully");
+        return standard(Exclusion.forBackend(backend), naive || serverless
+                ? LinearizableFence.Resource.WRITE_FENCE : LinearizableFence.Resource.STORE_REGISTER);
     }
 
-    private static List<Checker> standard(Exclusion exclusion) {
+    private static List<Checker> standard(Exclusion exclusion, LinearizableFence.Resource resource) {
         return List.of(new OneHolderPerTerm(), new TermsRise(), exclusion, new Fencing(),
-                new AcknowledgedItemsReadable(), new LeaderAfterHeal(), Exclusion.whereAnAssumptionIsBroken());
+                new LinearizableFence(resource), new AcknowledgedItemsReadable(), new LinearizableItems(),
+                new LeaderAfterHeal(), Exclusion.whereAnAssumptionIsBroken());
     }
 }

@@ -45,7 +45,7 @@ class ChaosReportTest {
 
         assertThat(report.trials()).isEqualTo(5);
         assertThat(report.dataLossTrials()).isEqualTo(1);
-        assertThat(report.safetyViolations()).isEqualTo(4);
+        assertThat(report.safetyViolations()).isEqualTo(5);
         assertThat(report.livenessMisses()).isEqualTo(1);
         assertThat(report.faults()).extracting(FaultSummary::fault).containsExactly(
                 FaultKind.KILL_NODE, FaultKind.PAUSE_NODE, FaultKind.STORE_RESTART_EMPTY);
@@ -62,7 +62,7 @@ class ChaosReportTest {
         String markdown = ChaosReport.run("redis, normal mode", run(), Checker.standard()).markdown();
 
         assertThat(markdown).startsWith("### redis, normal mode\n\n5 trials, 1 with a fault that can lose acknowledged"
-                + " writes (their items and exclusion not checked). Safety violations: 4 (goal 0). Leader-after-heal misses: 1.\n");
+                + " writes (their items and exclusion not checked). Safety violations: 5 (goal 0). Leader-after-heal misses: 1.\n");
         assertThat(markdown).contains(
                 "| checker                     | kind     | violations |\n"
                         + "| --------------------------- | -------- | ---------- |\n"
@@ -70,7 +70,9 @@ class ChaosReportTest {
                         + "| terms-rise                  | safety   | 1          |\n"
                         + "| exclusion                   | safety   | 1          |\n"
                         + "| fencing                     | safety   | 0          |\n"
+                        + "| fence-linearizable          | safety   | 0          |\n"
                         + "| acknowledged-items-readable | safety   | 1          |\n"
+                        + "| items-linearizable          | safety   | 1          |\n"
                         + "| leader-after-heal           | liveness | 1          |\n",
                 "| kill-node           | 3      | 200                 | 300                 | 0                        |\n",
                 "| store-restart-empty | 1      | 0.000               | 0.000               | 0                        |\n",
@@ -79,7 +81,9 @@ class ChaosReportTest {
                 "- exclusion (trial 5): n1 (term 4) and n2 (term 4) both counted themselves leader for 6300.0 ms:"
                         + " n1 from trial 3 +200.0 ms to trial 5 +7000.0 ms (still valid when the history ends, no"
                         + " deadline recorded), n2 from trial 5 +700.0 ms to trial 5 +7000.0 ms",
-                "- acknowledged-items-readable (trial 5): item t5-1: read as missing at +6000.0 ms");
+                "- acknowledged-items-readable (trial 5): item t5-1: read as missing at +6000.0 ms",
+                "- items-linearizable (trial 5): item t5-1: no order of its writes explains the read as absent at"
+                        + " +6000.0 ms");
         assertThat(markdown).doesNotContain("t4-1");
     }
 
@@ -139,7 +143,9 @@ class ChaosReportTest {
                         + "| terms-rise                  | safety   | 0      | 1     |\n"
                         + "| exclusion                   | safety   | 0      | 1     |\n"
                         + "| fencing                     | safety   | 0      | 0     |\n"
+                        + "| fence-linearizable          | safety   | 0      | 0     |\n"
                         + "| acknowledged-items-readable | safety   | 0      | 1     |\n"
+                        + "| items-linearizable          | safety   | 0      | 1     |\n"
                         + "| leader-after-heal           | liveness | 0      | 1     |\n");
         assertThat(ChaosReport.sideBySideText(normal, naive)).contains("terms-rise").doesNotContain("|");
     }

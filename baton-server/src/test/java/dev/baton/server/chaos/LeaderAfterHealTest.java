@@ -13,7 +13,8 @@ class LeaderAfterHealTest {
     void isALivenessCheck() {
         assertThat(checker.safety()).isFalse();
         assertThat(Checker.standard()).filteredOn(Checker::safety).extracting(Checker::name).containsExactly(
-                "one-holder-per-term", "terms-rise", "exclusion", "fencing", "acknowledged-items-readable");
+                "one-holder-per-term", "terms-rise", "exclusion", "fencing", "fence-linearizable",
+                "acknowledged-items-readable", "items-linearizable");
     }
 
     @Test
