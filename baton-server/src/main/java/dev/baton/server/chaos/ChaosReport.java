@@ -46,15 +46,17 @@ final class ChaosReport {
     private final int assumptionBrokenTrials;
     private final List<CheckerResult> results;
     private final List<FaultSummary> faults;
+    private final Coverage.Counts coverage;
 
     private ChaosReport(String title, int trials, int dataLossTrials, int assumptionBrokenTrials,
-            List<CheckerResult> results, List<FaultSummary> faults) {
+            List<CheckerResult> results, List<FaultSummary> faults, Coverage.Counts coverage) {
         this.title = title;
         this.trials = trials;
         this.dataLossTrials = dataLossTrials;
         this.assumptionBrokenTrials = assumptionBrokenTrials;
         this.results = List.copyOf(results);
         this.faults = List.copyOf(faults);
+        this.coverage = coverage;
     }
 
     /**
@@ -88,7 +90,7 @@ final class ChaosReport {
         leaderlessByFault.forEach((kind, times) -> faults.add(new FaultSummary(kind, times.size(),
                 percentile(times, 50), percentile(times, 99), missesByFault.get(kind))));
         return new ChaosReport(title, trials.size(), AcknowledgedItemsReadable.skippedTrials(history),
-                assumptionBrokenTrials(history), results, faults);
+                assumptionBrokenTrials(history), results, faults, Coverage.of(history));
     }
 
     /** How many trials ran a fault meant to break an assumption exclusion rests on. */
@@ -116,6 +118,11 @@ final class ChaosReport {
 
     int trials() {
         return trials;
+    }
+
+    /** What the faults hit: acquires in flight, hand-overs, renewals. */
+    Coverage.Counts coverage() {
+        return coverage;
     }
 
     /** Trials whose fault can lose acknowledged writes; their items are not checked. */
@@ -154,7 +161,8 @@ final class ChaosReport {
 
     /** The report in Markdown: a summary line, the checkers, the faults, then the first violations quoted. */
     String markdown() {
-        StringBuilder out = new StringBuilder("### ").append(title).append("\n\n").append(summary()).append("\n\n");
+        StringBuilder out = new StringBuilder("### ").append(title).append("\n\n").append(summary()).append("\n\n")
+                .append(coverage.line()).append("\n\n");
         out.append(checkerTable().markdown()).append('\n').append(faultTable().markdown());
         List<String> quoted = quoted();
         if (!quoted.isEmpty()) {
@@ -167,7 +175,8 @@ final class ChaosReport {
     /** The report as plain text for a terminal, with the same content as {@link #markdown()}. */
     String text() {
         StringBuilder out = new StringBuilder(title).append('\n').append("=".repeat(title.length())).append('\n');
-        out.append(summary()).append("\n\n").append(checkerTable().text()).append('\n').append(faultTable().text());
+        out.append(summary()).append('\n').append(coverage.line()).append("\n\n").append(checkerTable().text())
+                .append('\n').append(faultTable().text());
         List<String> quoted = quoted();
         if (!quoted.isEmpty()) {
             out.append("\nFirst violations:\n");
