@@ -29,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
+ * <p>{@link #holdNextRequest()} is the straggler: the next connection that sends anything is held, both ways, while
+ * every other connection carries on, until {@link #pass()} delivers what it holds, late. A client with a pool (one
+ * statement per connection) sees one call stuck far past its timeout while its later calls overtake it.
+ *
  * <p><b>Blackhole holds, it does not lose.</b> Like TCP across a partition, bytes sent during a blackhole are held
  * (in a bounded buffer per direction, then in the sender's socket buffer: the sender is slowed, never answered) and
  * arrive after {@link #pass()}; a connection accepted during a blackhole reaches the server only then. A test that
@@ -64,6 +68,10 @@ public final class FaultProxy implements AutoCloseable {
     private final Object lock = new Object();
     private final AtomicInteger connectionCount = new AtomicInteger();
     private volatile State state = new State(Mode.PASS, Duration.ZERO, false);
+    /** Whether the next connection to send bytes is to be held. Guarded by {@link #lock}. */
+    private boolean holdArmed;
+    /** The connection held by {@link #holdNextRequest()}, or null. Guarded by {@link #lock}. */
+    private ProxiedConnection held;
 
     private FaultProxy(String targetHost, int targetPort, ServerSocket server) {
         this.target = new Target(targetHost, targetPort);
@@ -104,9 +112,52 @@ public final class FaultProxy implements AutoCloseable {
         return server.getLocalPort();
     }
 
-    /** Forwards every byte as it comes (the default); bytes held by a blackhole or a delay flow now. */
+    /** Forwards every byte as it comes (the default); bytes held by a blackhole, a delay or a held connection flow now. */
     public void pass() {
+        synchronized (lock) {
+            holdArmed = false;
+            held = null;
+        }
         setState(Mode.PASS, Duration.ZERO);
+    }
+
+    /**
+     * Holds the next connection that sends anything (what it sends and what answers it) until {@link #pass()}, while
+     * every other connection, current or new, carries on in the current mode.
+     */
+    public void holdNextRequest() {
+        synchronized (lock) {
+            if (state.closed()) {
+                throw new IllegalStateException("the proxy is closed");
+            }
+            holdArmed = true;
+            held = null;
+        }
+    }
+
+    /** Whether a connection is held now (armed and struck). */
+    public boolean holding() {
+        synchronized (lock) {
+            return held != null;
+        }
+    }
+
+    /** Called before {@code connection} forwards a chunk from its client: becomes the held one if the hold is armed. */
+    void claimHold(ProxiedConnection connection) {
+        synchronized (lock) {
+            if (holdArmed) {
+                holdArmed = false;
+                held = connection;
+                lock.notifyAll();
+            }
+        }
+    }
+
+    /** Whether {@code connection} is held now. */
+    boolean holds(ProxiedConnection connection) {
+        synchronized (lock) {
+            return held == connection;
+        }
     }
 
     /** Delays every chunk, in both directions, by {@code latency} from the moment the proxy read it; order is kept. */

@@ -74,7 +74,8 @@ final class ProxiedConnection {
     private void spawnDirection(String label, Socket from, Socket to) {
         BlockingQueue<Chunk> queue = new ArrayBlockingQueue<>(QUEUED_CHUNKS);
         spawn(name + "-" + label + "-read", () -> read(from, queue));
-        spawn(name + "-" + label + "-write", () -> write(queue, to));
+        boolean upstream = from == client;
+        spawn(name + "-" + label + "-write", () -> write(queue, to, upstream));
     }
 
     private void read(Socket from, BlockingQueue<Chunk> queue) {
@@ -96,11 +97,14 @@ final class ProxiedConnection {
         }
     }
 
-    private void write(BlockingQueue<Chunk> queue, Socket to) {
+    private void write(BlockingQueue<Chunk> queue, Socket to, boolean upstream) {
         try {
             OutputStream out = to.getOutputStream();
             while (true) {
                 Chunk chunk = queue.take();
+                if (upstream) {
+                    proxy.claimHold(this);
+                }
                 if (!awaitTurn(chunk)) {
                     return;
                 }
@@ -130,6 +134,10 @@ final class ProxiedConnection {
             if (aborted || state.closed() || state.mode() == FaultProxy.Mode.RESET) {
                 abort();
                 return false;
+            }
+            if (proxy.holds(this)) {
+                state = proxy.awaitChange(state, 0);
+                continue;
             }
             if (state.mode() == FaultProxy.Mode.PASS) {
                 return true;

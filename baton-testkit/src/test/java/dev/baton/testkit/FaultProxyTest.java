@@ -1,6 +1,7 @@
 package dev.baton.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
@@ -94,6 +95,32 @@ class FaultProxyTest {
 
         assertThat(receive(before, 4)).isEqualTo("held");
         assertThat(receive(during, 3)).isEqualTo("new");
+    }
+
+    @Test
+    void aHeldRequestWaitsWhileLaterOnesOnOtherConnectionsPassAndArrivesOnPass() throws IOException {
+        Socket first = connect();
+        Socket second = connect();
+        send(first, "a");
+        send(second, "b");
+        assertThat(receive(first, 1)).isEqualTo("a");
+        assertThat(receive(second, 1)).isEqualTo("b");
+        proxy.holdNextRequest();
+
+        send(first, "late");
+        await().atMost(WAIT).until(proxy::holding);
+        send(second, "next");
+        Socket third = connect();
+        send(third, "new");
+
+        assertThat(receive(second, 4)).as("a later call on another connection").isEqualTo("next");
+        assertThat(receive(third, 3)).isEqualTo("new");
+        assertNothingArrives(first);
+
+        proxy.pass();
+
+        assertThat(receive(first, 4)).isEqualTo("late");
+        assertThat(proxy.holding()).isFalse();
     }
 
     @Test
