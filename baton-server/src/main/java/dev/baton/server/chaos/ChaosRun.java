@@ -337,14 +337,21 @@ final class ChaosRun implements AutoCloseable {
                 return Fault.on(nodes.get(holder), System.nanoTime());
             }
             case STORE_CLOCK_STEP_BACK -> {
-                // Back by more than the time between two grants, then the lease changes hands twice: the clock in
-                // microseconds is below the last term, so only the store's counter keeps the terms rising. Held until
-                // the clock is past the terms issued before the step, so later trials' terms follow the clock again.
+                // A hand-over, then the clock steps back by 2-4 s, more than the time since that grant, and the lease
+                // changes hands twice more within the step: those grants' clock in microseconds is below the last
+                // term, so only the store's counter keeps the terms rising. Held until the clock is past the terms
+                // issued before the step, so that later trials' terms follow the clock again.
                 Duration back = Duration.ofMillis(2000 + random.nextInt(2001));
+                Duration first = between(random, 300, 1000);
+                long before = newestHeld();
+                releaseLeader();
+                long deadline = System.nanoTime() + target.leaderBound().toNanos();
+                while (newestHeld() <= before && System.nanoTime() - deadline < 0) {
+                    LockSupport.parkNanos(POLL_NANOS);
+                }
                 storeClock(fault).step(back.negated());
                 out.printf("trial %d: the store's clock stepped back by %d ms%n", trial, back.toMillis());
                 releaseLeader();
-                Duration first = between(random, 500, 1500);
                 hold(first, items);
                 releaseLeader();
                 hold(back.minus(first).plus(between(random, 500, 1000)), items);
@@ -383,6 +390,11 @@ final class ChaosRun implements AutoCloseable {
     private StoreClock storeClock(FaultKind fault) {
         return target.storeClock().orElseThrow(() -> new IllegalStateException(fault + " needs the store on a "
                 + "steppable clock, and " + target.name() + " runs on the machine's"));
+    }
+
+    /** The newest term a running node is known to hold, or {@code Long.MIN_VALUE}. */
+    private long newestHeld() {
+        return held.values().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
     }
 
     /** The node that leads as far as the harness knows, else {@code victim}. */

@@ -114,8 +114,9 @@ enum FaultKind {
      */
     STORE_CLOCK_STEP_SMALL("store-clock-step-small", false, true),
     /**
-     * The store's clock steps back by 2-4 s and the lease changes hands twice: the grants' clock is below the terms
-     * already issued, so the store's counter must keep them rising.
+     * The lease changes hands, the store's clock steps back by 2-4 s (more than the time since that grant) and the
+     * lease changes hands twice more: those grants' clock is below the last term, so the store's counter must keep the
+     * terms rising.
      */
     STORE_CLOCK_STEP_BACK("store-clock-step-back", false, false),
     /**

@@ -27,6 +27,9 @@ class StoreClockChaosTest {
     @TempDir
     Path dir;
 
+    /** The history of the last {@link #run}. */
+    private History history;
+
     @Test
     void storeClockStepsWithinTheMarginAndBackViolateNoSafetyPropertyOnRedis() {
         Assumptions.assumeTrue(RedisServer.whyStoreClockUnavailable().isEmpty(),
@@ -37,6 +40,8 @@ class StoreClockChaosTest {
         assertThat(verdict.safe()).as(verdict.text()).isTrue();
         assertThat(verdict.text()).contains("store-clock-step-small", "store-clock-step-back", "store-clock-skew")
                 .doesNotContain("exclusion-assumption-broken");
+        assertThat(grantsFromTheCounter(FaultKind.STORE_CLOCK_STEP_BACK))
+                .as("grants made while the clock was behind the last term, so the counter issued them").isPositive();
     }
 
     @Test
@@ -47,6 +52,7 @@ class StoreClockChaosTest {
         ChaosVerdict verdict = run("postgresql", WITHIN_THE_ASSUMPTIONS, 3);
 
         assertThat(verdict.safe()).as(verdict.text()).isTrue();
+        assertThat(grantsFromTheCounter(FaultKind.STORE_CLOCK_STEP_BACK)).isPositive();
     }
 
     @Test
@@ -64,10 +70,27 @@ class StoreClockChaosTest {
         assertThat(verdict.text()).contains("2 with a fault that breaks an assumption exclusion rests on");
     }
 
+    /**
+     * How many grants in trials of {@code fault} issued the previous term plus one: the store's counter, not its clock
+     * in microseconds, which at any other time is far ahead of the counter.
+     */
+    private long grantsFromTheCounter(FaultKind fault) {
+        List<HistoryEvent.Trial> trials = history.eventsOf(HistoryEvent.Trial.class);
+        List<HistoryEvent.Acquired> grants = history.eventsOf(HistoryEvent.Acquired.class);
+        long counted = 0;
+        for (int i = 1; i < grants.size(); i++) {
+            HistoryEvent.Acquired grant = grants.get(i);
+            boolean inFault = trials.stream().anyMatch(t -> t.trial() == grant.trial() && t.fault() == fault);
+            if (inFault && grant.term() == grants.get(i - 1).term() + 1) {
+                counted++;
+            }
+        }
+        return counted;
+    }
+
     private ChaosVerdict run(String backend, List<FaultKind> faults, int trials) {
         ChaosRunSettings settings = new ChaosRunSettings(backend, trials, SEED, 3, false, Optional.empty(), faults,
                 true, dir);
-        History history;
         try (ChaosRun run = new ChaosRun(settings, ChaosCommand.open(settings), System.out)) {
             history = run.run();
         }
