@@ -232,6 +232,15 @@ final class ChaosRun implements AutoCloseable {
                 target.heal(fault);
                 return Fault.onStore(System.nanoTime());
             }
+            case STORE_LINK_STRAGGLER -> {
+                target.inject(fault, victim, Duration.ZERO);
+                if (random.nextBoolean()) {
+                    releaseLeader(); // a follower's acquire is in flight while the hold is set
+                }
+                hold(scaled(ttl, random, 1.2, 2.0), items);
+                target.heal(fault);
+                return Fault.on(node, System.nanoTime());
+            }
             case STORE_BLACKHOLE, STORE_RESET, ETCD_LINK_HELD -> {
                 target.inject(fault, victim, Duration.ZERO);
                 hold(fault == FaultKind.STORE_RESET ? between(random, 500, 3000) : scaled(ttl, random, 1.2, 2.0),

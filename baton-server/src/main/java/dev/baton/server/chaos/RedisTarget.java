@@ -50,7 +50,7 @@ final class RedisTarget extends StoreTarget {
 
     @Override
     public List<FaultKind> faultsOnRequest() {
-        return STORE_CLOCK_FAULTS;
+        return ON_REQUEST;
     }
 
     @Override

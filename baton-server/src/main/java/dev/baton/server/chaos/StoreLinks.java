@@ -44,6 +44,11 @@ final class StoreLinks implements AutoCloseable {
         proxies.get(index).reset();
     }
 
+    /** Node {@code index}'s next request is held, with its answer, until {@link #heal()}; its other connections pass. */
+    void holdNextRequest(int index) {
+        proxies.get(index).holdNextRequest();
+    }
+
     /** Every link forwards normally again. */
     void heal() {
         proxies.forEach(FaultProxy::pass);

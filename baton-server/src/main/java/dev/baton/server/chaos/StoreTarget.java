@@ -25,9 +25,13 @@ abstract class StoreTarget implements ChaosTarget {
         }
     }
 
-    /** The faults of the store's clock, run on request only (they need a {@link ServerClock#STEPPABLE} store). */
-    static final List<FaultKind> STORE_CLOCK_FAULTS = List.of(FaultKind.STORE_CLOCK_STEP_SMALL,
-            FaultKind.STORE_CLOCK_STEP_BACK, FaultKind.STORE_CLOCK_SKEW, FaultKind.STORE_CLOCK_STEP_LARGE);
+    /**
+     * The faults a single-server store runs on request only: the store-clock faults (they need a
+     * {@link ServerClock#STEPPABLE} store) and the straggler.
+     */
+    static final List<FaultKind> ON_REQUEST = List.of(FaultKind.STORE_CLOCK_STEP_SMALL,
+            FaultKind.STORE_CLOCK_STEP_BACK, FaultKind.STORE_CLOCK_SKEW, FaultKind.STORE_CLOCK_STEP_LARGE,
+            FaultKind.STORE_LINK_STRAGGLER);
 
     private final StoreTimings timings;
     private StoreLinks links;
@@ -109,6 +113,7 @@ abstract class StoreTarget implements ChaosTarget {
             case STORE_LATENCY -> links.latency(latency);
             case STORE_BLACKHOLE -> links.blackhole(target);
             case STORE_RESET -> links.reset(target);
+            case STORE_LINK_STRAGGLER -> links.holdNextRequest(target);
             default -> injectServerFault(fault);
         }
     }
@@ -117,7 +122,7 @@ abstract class StoreTarget implements ChaosTarget {
     public final void heal(FaultKind fault) {
         switch (fault) {
             case STORE_PAUSE -> resumeServer();
-            case STORE_LATENCY, STORE_BLACKHOLE, STORE_RESET -> links.heal();
+            case STORE_LATENCY, STORE_BLACKHOLE, STORE_RESET, STORE_LINK_STRAGGLER -> links.heal();
             default -> { }
         }
     }
