@@ -111,7 +111,8 @@ public abstract class StoreClockStepSuite {
      * renewal, no notice. Returns its leadership, valid until its local deadline.
      */
     private Leadership leadThenHoldTheLink(String id) {
-        FaultInjectingStore link = new FaultInjectingStore(newStore());
+        // The wrapper does not close the store it wraps: close both (an unclosed Lettuce client outlives the suite).
+        FaultInjectingStore link = new FaultInjectingStore(open(newStore()));
         opened.add(link);
         StoreElection election = Baton.election(link).group(group).config(CONFIG)
                 .node(NodeInfo.of(id, "store-clock")).build();
