@@ -44,6 +44,8 @@ public final class ElectionConfig {
     private final Duration releaseJitter;
     private final double maxClockDrift;
     private final Duration safetyMargin;
+    /** Whether {@link #safetyMargin} was set, rather than derived from the TTL (a variation then derives it again). */
+    private final boolean marginSet;
     private final Duration storeTimeout;
     private final Duration retryInterval;
     private final Duration processTtl;
@@ -62,6 +64,7 @@ public final class ElectionConfig {
         this.releaseJitter = b.releaseJitter;
         this.maxClockDrift = b.maxClockDrift;
         this.safetyMargin = b.safetyMargin != null ? b.safetyMargin : defaultMargin(b.leaseTtl);
+        this.marginSet = b.safetyMargin != null;
         this.storeTimeout = b.storeTimeout;
         this.retryInterval = b.retryInterval;
         this.processTtl = b.processTtl;
@@ -113,7 +116,10 @@ public final class ElectionConfig {
         return fivePercent.compareTo(Duration.ofMillis(10)) < 0 ? Duration.ofMillis(10) : fivePercent;
     }
 
-    /** A builder holding this configuration's values, for variations. */
+    /**
+     * A builder holding this configuration's values, for variations. A safety margin this configuration derived from
+     * its TTL (none was set) stays derived: a variation with another TTL gets that TTL's default margin, not this one's.
+     */
     public Builder toBuilder() {
         return builder()
                 .leaseTtl(leaseTtl)
@@ -123,7 +129,7 @@ public final class ElectionConfig {
                 .expiryJitter(expiryJitter)
                 .releaseJitter(releaseJitter)
                 .maxClockDrift(maxClockDrift)
-                .safetyMargin(safetyMargin)
+                .safetyMargin(marginSet ? safetyMargin : null)
                 .storeTimeout(storeTimeout)
                 .retryInterval(retryInterval)
                 .processTtl(processTtl)
