@@ -64,13 +64,16 @@ final class Backends {
 
     /**
      * Opens the backend a node of {@code group} runs on; with {@code partitionable} (the hidden {@code --chaos-hooks}),
-     * a serverless backend's transport can be cut from chosen peers ({@link NodeBackend#partitions()}).
+     * a serverless backend's transport can be cut from chosen peers ({@link NodeBackend#partitions()}) and a store
+     * backend's calls held back ({@link NodeBackend#storeCallFaults()}).
      *
      * @throws CliError (usage) if the backend cannot be reached or set up
      */
     static NodeBackend open(String group, BackendSpec spec, boolean partitionable) {
         if (spec instanceof BackendSpec.Store store) {
-            return new StoreBackend(group, openStore(store.uri()), store.config());
+            CoordinationStore opened = openStore(store.uri());
+            return partitionable ? StoreBackend.withCallFaults(group, opened, store.config())
+                    : new StoreBackend(group, opened, store.config());
         }
         if (spec instanceof BackendSpec.Peer peer) {
             return PeerBackend.open(group, peer, partitionable);

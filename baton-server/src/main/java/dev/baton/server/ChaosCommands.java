@@ -33,6 +33,10 @@ import java.util.Set;
  *       {@code --data-dir}, the vote log's next save fails as on an I/O error of its fsync (the node then stops taking
  *       part), or is reported durable without being written, so that a kill before the save after it loses it
  *       ({@link VoteLogFaults}).</li>
+ *   <li>{@code straggle acquire|renew|release}: on a store backend, the node's next call of that kind is held inside
+ *       the node, before it reaches the store, while later calls pass; {@code deliver} sends the oldest held call to
+ *       the store then, and its answer to the caller, which timed out on it long before ({@link StoreCallFaults}).
+ *       The {@code chaos-command} line of {@code deliver} says whether a call was held ({@code delivered}).</li>
  * </ul>
  *
  * <p>Each command that took effect is answered by a {@code chaos-command} line (with the peers cut off, for
@@ -44,24 +48,33 @@ import java.util.Set;
 final class ChaosCommands {
 
     private static final String USAGE = "expected 'partition HOST:PORT[,HOST:PORT...]', 'duplicate|reorder|delay MS"
-            + " [HOST:PORT,...]', 'heal' or 'vote-log fail-next-fsync|lose-next-write'";
+            + " [HOST:PORT,...]', 'heal', 'vote-log fail-next-fsync|lose-next-write', 'straggle acquire|renew|release'"
+            + " or 'deliver'";
 
     private final Optional<Partitions> partitions;
     private final Optional<MessageChaos> messages;
     private final Optional<VoteLogFaults> voteLog;
+    private final Optional<StoreCallFaults> storeCalls;
     private final EventJson json;
     private final JsonLines lines;
     private final Clock clock;
 
     ChaosCommands(NodeBackend backend, EventJson json, JsonLines lines, Clock clock) {
-        this(backend.partitions(), backend.messageChaos(), backend.voteLogFaults(), json, lines, clock);
+        this(backend.partitions(), backend.messageChaos(), backend.voteLogFaults(), backend.storeCallFaults(), json,
+                lines, clock);
     }
 
     ChaosCommands(Optional<Partitions> partitions, Optional<MessageChaos> messages, Optional<VoteLogFaults> voteLog,
             EventJson json, JsonLines lines, Clock clock) {
+        this(partitions, messages, voteLog, Optional.empty(), json, lines, clock);
+    }
+
+    ChaosCommands(Optional<Partitions> partitions, Optional<MessageChaos> messages, Optional<VoteLogFaults> voteLog,
+            Optional<StoreCallFaults> storeCalls, EventJson json, JsonLines lines, Clock clock) {
         this.partitions = partitions;
         this.messages = messages;
         this.voteLog = voteLog;
+        this.storeCalls = storeCalls;
         this.json = json;
         this.lines = lines;
         this.clock = clock;
@@ -129,12 +142,27 @@ final class ChaosCommands {
                     }
                     lines.write(json.chaosCommand(text, clock.instant()));
                 }
+                case "straggle" -> {
+                    expect(words.length == 2, "takes 'acquire', 'renew' or 'release'");
+                    storeCalls().straggle(words[1]);
+                    lines.write(json.chaosCommand(text, clock.instant()));
+                }
+                case "deliver" -> {
+                    expect(words.length == 1, "takes no argument");
+                    boolean delivered = storeCalls().deliver();
+                    lines.write(EventJson.stampField(json.chaosCommand(text, clock.instant()), "delivered", delivered));
+                }
                 default -> lines.write(json.error("unknown command '" + text + "' (" + USAGE + ")",
                         clock.instant()));
             }
         } catch (IllegalArgumentException e) {
             lines.write(json.error("command '" + text + "': " + e.getMessage(), clock.instant()));
         }
+    }
+
+    private StoreCallFaults storeCalls() {
+        return storeCalls.orElseThrow(() -> new IllegalArgumentException("store call faults apply to the store "
+                + "backends (memory, redis://, postgresql://, etcd://) only"));
     }
 
     private static void expect(boolean condition, String what) {

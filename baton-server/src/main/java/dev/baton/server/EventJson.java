@@ -302,6 +302,16 @@ final class EventJson {
         return array;
     }
 
+    /** Adds {@code field} to a finished line, keeping {@code ts} last, and returns the line. */
+    static ObjectNode stampField(ObjectNode line, String field, boolean value) {
+        JsonNode ts = line.remove("ts");
+        line.put(field, value);
+        if (ts != null) {
+            line.set("ts", ts);
+        }
+        return line;
+    }
+
     /** The last line of a node that stopped on a signal, after it released its leadership. */
     ObjectNode nodeStopped(Instant at) {
         return finish(start("node-stopped"), at);

@@ -94,6 +94,14 @@ interface NodeBackend extends AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * The straggler the harness can put on this node's own store calls: present only on a store backend opened with
+     * {@code --chaos-hooks}.
+     */
+    default Optional<StoreCallFaults> storeCallFaults() {
+        return Optional.empty();
+    }
+
     /** Registers the backend's own meters (e.g. the peer transport's counters) for {@code /metrics}. */
     default void bindMetrics(MeterRegistry registry, Tags tags) {
     }

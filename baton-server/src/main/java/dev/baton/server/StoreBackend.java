@@ -8,6 +8,7 @@ import dev.baton.core.StoreElection;
 import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
+import dev.baton.testkit.FaultInjectingStore;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -16,6 +17,9 @@ final class StoreBackend implements NodeBackend {
 
     private final String group;
     private final CoordinationStore store;
+    /** What {@link #close()} closes: {@link #store} itself, or the store it wraps. */
+    private final CoordinationStore opened;
+    private final StoreCallFaults callFaults;
     private final ElectionConfig config;
     private volatile StoreElection election;
 
@@ -23,6 +27,24 @@ final class StoreBackend implements NodeBackend {
     StoreBackend(String group, CoordinationStore store, ElectionConfig config) {
         this.group = group;
         this.store = store;
+        this.opened = store;
+        this.callFaults = null;
+        this.config = config;
+    }
+
+    /**
+     * Takes over {@code store}, which {@link #close()} closes, and runs the node on it through a wrapper whose calls
+     * the fault harness can hold back ({@link #storeCallFaults()}).
+     */
+    static StoreBackend withCallFaults(String group, CoordinationStore store, ElectionConfig config) {
+        return new StoreBackend(group, new FaultInjectingStore(store), store, config);
+    }
+
+    private StoreBackend(String group, FaultInjectingStore faults, CoordinationStore opened, ElectionConfig config) {
+        this.group = group;
+        this.store = faults;
+        this.opened = opened;
+        this.callFaults = new StoreCallFaults(faults);
         this.config = config;
     }
 
@@ -50,8 +72,13 @@ final class StoreBackend implements NodeBackend {
     }
 
     @Override
+    public Optional<StoreCallFaults> storeCallFaults() {
+        return Optional.ofNullable(callFaults);
+    }
+
+    @Override
     public String describe() {
-        return store.describe();
+        return opened.describe();
     }
 
     @Override
@@ -61,6 +88,6 @@ final class StoreBackend implements NodeBackend {
 
     @Override
     public void close() {
-        store.close();
+        opened.close();
     }
 }

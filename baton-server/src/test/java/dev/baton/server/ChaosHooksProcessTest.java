@@ -70,6 +70,30 @@ class ChaosHooksProcessTest {
     }
 
     @Test
+    void aStoreNodeHoldsItsNextRenewalBackUntilToldToDeliverIt() {
+        NodeProcess node = nodes.start("solo", "--backend", "memory", "--group", "g", "--profile", "fast",
+                "--chaos-hooks");
+        await().atMost(WAIT).until(() -> node.last("leadership-acquired").isPresent());
+
+        node.send("straggle hurry");
+        node.send("deliver");
+        node.send("straggle renew");
+        await().atMost(WAIT).until(() -> node.events("chaos-command").size() >= 2);
+        // The held renewal times out while later ones pass: the leadership goes on, and the late one is delivered.
+        await().atMost(WAIT).until(() -> node.events("valid-until").size() >= 3);
+        node.send("deliver");
+        await().atMost(WAIT).until(() -> node.events("chaos-command").size() >= 3);
+
+        List<JsonNode> commands = node.events("chaos-command");
+        assertThat(commands.get(0).path("delivered").asBoolean(true)).as("nothing was held yet").isFalse();
+        assertThat(commands.get(1).path("command").asText()).isEqualTo("straggle renew");
+        assertThat(commands.get(2).path("delivered").asBoolean()).as(node.describe()).isTrue();
+        assertThat(node.events("error").get(0).path("message").asText())
+                .contains("'straggle hurry'", "acquire, renew or release");
+        assertThat(node.events("leadership-lost")).as(node.describe()).isEmpty();
+    }
+
+    @Test
     void aPartitionedPeerLosesItsMajorityAndHealingRestoresALeaderThatWritesToTheFencedResource() throws Exception {
         try (FenceResource resource = FenceResource.start(true)) {
             List<Integer> ports = freePorts(2);
