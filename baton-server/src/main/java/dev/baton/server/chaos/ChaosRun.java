@@ -241,6 +241,35 @@ final class ChaosRun implements AutoCloseable {
                 target.heal(fault);
                 return Fault.on(node, System.nanoTime());
             }
+            case STORE_CALL_STRAGGLER -> {
+                // Two trials in three: a follower's next acquire (its periodic poll) is held and times out, then the
+                // leader hands over and the follower's later attempts compete as usual; once the lease has a new
+                // holder the held acquire reaches the store, which grants a newer term if the follower won. Else the
+                // leader's next renewal, or its release, is held and delivered late.
+                int leader = currentLeader();
+                String call = List.of("acquire", "acquire", "acquire", "acquire", "renew", "release")
+                        .get(random.nextInt(6));
+                int on = call.equals("acquire") ? followerOr(victim, leader, random) : leaderOr(victim);
+                ChaosNode straggler = nodes.get(on);
+                straggler.command("straggle " + call);
+                if (call.equals("acquire")) {
+                    hold(between(random, 600, 1200), items);
+                    long before = newestHeld();
+                    releaseLeader();
+                    long deadline = System.nanoTime() + target.leaderBound().toNanos();
+                    while (newestHeld() <= before && System.nanoTime() - deadline < 0) {
+                        LockSupport.parkNanos(POLL_NANOS);
+                    }
+                } else if (call.equals("release")) {
+                    releaseLeader();
+                }
+                hold(between(random, 200, 800), items);
+                straggler.command("deliver");
+                out.printf("trial %d: %s's %s held, delivered while it %s%n", trial, straggler.name(), call,
+                        held.containsKey(straggler.name()) ? "leads" : "follows");
+                hold(between(random, 500, 1500), items);
+                return Fault.on(straggler, System.nanoTime());
+            }
             case STORE_BLACKHOLE, STORE_RESET, ETCD_LINK_HELD -> {
                 target.inject(fault, victim, Duration.ZERO);
                 hold(fault == FaultKind.STORE_RESET ? between(random, 500, 3000) : scaled(ttl, random, 1.2, 2.0),
@@ -410,6 +439,11 @@ final class ChaosRun implements AutoCloseable {
     private int leaderOr(int victim) {
         int leader = currentLeader();
         return leader >= 0 ? leader : victim;
+    }
+
+    /** {@code victim} if it does not lead, else another node drawn from {@code random}. */
+    private int followerOr(int victim, int leader, Random random) {
+        return victim != leader ? victim : (victim + 1 + random.nextInt(nodes.size() - 1)) % nodes.size();
     }
 
     /** Waits out {@code duration}, writing a work item halfway through it. */

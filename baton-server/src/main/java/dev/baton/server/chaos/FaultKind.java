@@ -138,7 +138,14 @@ enum FaultKind {
      * timeout and overtaken by the node's later calls; on Redis, whose calls share one connection, every call of that
      * connection.
      */
-    STORE_LINK_STRAGGLER("store-link-straggler", false, false);
+    STORE_LINK_STRAGGLER("store-link-straggler", false, false),
+    /**
+     * The straggler aimed inside a node: its next acquire (usually, a follower's), renewal or release (the leader's) is
+     * held before it reaches the store while its later calls pass, and sent to the store only after the node went on,
+     * for an acquire once the node leads on a later call: the store then grants the node a newer term it never asked
+     * for in time. What a statement queued behind a slow one in a connection pool does.
+     */
+    STORE_CALL_STRAGGLER("store-call-straggler", false, false);
 
     private final String wireName;
     private final boolean canLoseData;

@@ -31,7 +31,7 @@ abstract class StoreTarget implements ChaosTarget {
      */
     static final List<FaultKind> ON_REQUEST = List.of(FaultKind.STORE_CLOCK_STEP_SMALL,
             FaultKind.STORE_CLOCK_STEP_BACK, FaultKind.STORE_CLOCK_SKEW, FaultKind.STORE_CLOCK_STEP_LARGE,
-            FaultKind.STORE_LINK_STRAGGLER);
+            FaultKind.STORE_LINK_STRAGGLER, FaultKind.STORE_CALL_STRAGGLER);
 
     private final StoreTimings timings;
     private StoreLinks links;
