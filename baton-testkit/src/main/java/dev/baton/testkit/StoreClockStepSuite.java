@@ -36,10 +36,7 @@ import org.junit.jupiter.api.Test;
 public abstract class StoreClockStepSuite {
 
     private static final long TTL_MILLIS = 2_000;
-    /**
-     * A lease of 2 s with the default margin for it, set explicitly because {@code toBuilder()} keeps the fast
-     * profile's (5 % of 3 s): margin = 100 ms + 2 s * 1 % drift = 120 ms.
-     */
+    /** A lease of 2 s with the default margin for it (5 %): margin = 100 ms + 2 s * 1 % drift = 120 ms. */
     private static final ElectionConfig CONFIG = ElectionConfig.fast().toBuilder()
             .leaseTtl(Duration.ofMillis(TTL_MILLIS)).safetyMargin(Duration.ofMillis(TTL_MILLIS / 20)).build();
     private static final Duration LONG = Duration.ofSeconds(30);
