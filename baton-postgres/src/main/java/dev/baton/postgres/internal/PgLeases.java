@@ -13,8 +13,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The lease operations on {@code leader_lease} (DESIGN §3), each one SQL statement, so each is atomic on its own,
- * and each decides expiry by the database's {@code now()} only.
+ * The lease operations on {@code leader_lease}, each one SQL statement, so each is atomic on its own, and each
+ * decides expiry by the database's clock only, read once the row is locked ({@code clock_timestamp()}, not the
+ * transaction's start, {@code now()}).
  *
  * <p>The group's row is never deleted: a release clears {@code leader_id} and ends {@code expires_at} but keeps
  * {@code term}. Every grant is {@code GREATEST(term + 1, the database clock in µs since the epoch)}, computed by the
@@ -29,14 +30,14 @@ import java.util.concurrent.CompletableFuture;
 public final class PgLeases {
 
     /**
-     * The database clock in µs since the epoch. {@code clock_timestamp()}, not {@code now()}: {@code now()} is frozen
-     * at the start of the transaction, so an acquire that queued on the row lock behind another one (or ran in a
-     * long transaction) would use a time from before it could issue anything; {@code clock_timestamp()} is read when
-     * the row is written, the moment the term is issued. Expiry keeps using {@code now()}: it only needs one
-     * consistent time per statement, and a term only needs a time no earlier than its predecessors'.
+     * A database timestamp in µs since the epoch, for a term. The clock is {@code clock_timestamp()}, read when the
+     * row is written (once it is locked), not {@code now()}: {@code now()} is frozen at the start of the transaction,
+     * so an acquire that queued on the row lock behind another one (or ran in a long transaction) would use a time
+     * from before it could issue anything.
      */
-    private static final String CLOCK_MICROS =
-            "CAST(floor(extract(epoch FROM clock_timestamp()) * 1000000) AS bigint)";
+    private static String micros(String timestamp) {
+        return "CAST(floor(extract(epoch FROM " + timestamp + ") * 1000000) AS bigint)";
+    }
 
     /** The group of {@link #warm}'s statements: empty, so never an election's. */
     static final String WARM_UP_GROUP = "";
@@ -56,37 +57,46 @@ public final class PgLeases {
         this.tables = tables;
         this.listener = listener;
         // "free": no holder, an expired lease, or the candidate's own (it may take it again, under a new term).
-        // The no-op branch of the update (the lease is not free) still returns the row, so one statement answers
-        // both Granted and Denied with the current holder, as of the row lock, not of an older snapshot.
-        String free = "(l.leader_id IS NULL OR l.expires_at IS NULL OR l.expires_at <= now() "
+        // Judged on one clock reading, taken once the row is locked (the subquery s): now() is the time the
+        // transaction began, and an acquire that queued on the lock while the clock stepped back would compare a
+        // grant written on the stepped clock with a time from before the step, and see a live lease as expired. The
+        // no-op branch of the update (the lease is not free) still returns the row, so one statement answers both
+        // Granted and Denied with the current holder, as of the row lock, not of an older snapshot.
+        String free = "(l.leader_id IS NULL OR l.expires_at IS NULL OR l.expires_at <= c.t "
                 + "OR l.leader_id = excluded.leader_id)";
         this.acquire = "WITH p AS (SELECT CAST(? AS text) AS grp, CAST(? AS text) AS id, CAST(? AS bigint) AS ttl_ms, "
                 + "CAST(? AS text) AS channel_name, CAST(? AS text) AS channel, CAST(? AS text) AS notice_prefix, "
                 + NodeColumns.PARAMS + "), "
                 + "up AS (INSERT INTO " + tables.leaderLease() + " AS l (group_name, leader_id, term, acquired_at, "
                 + "expires_at, renewed_at, hostname, api_url, leader_info) "
-                + "SELECT p.grp, p.id, " + CLOCK_MICROS + ", now(), now() + p.ttl_ms * interval '1 millisecond', "
+                + "SELECT p.grp, p.id, " + micros("clock_timestamp()") + ", now(), "
+                + "now() + p.ttl_ms * interval '1 millisecond', "
                 + "now(), p.hostname, p.api, " + NodeColumns.LEADER_INFO_JSON + " FROM p "
-                + "ON CONFLICT (group_name) DO UPDATE SET "
-                + "leader_id = CASE WHEN " + free + " THEN excluded.leader_id ELSE l.leader_id END, "
-                + "term = CASE WHEN " + free + " THEN GREATEST(l.term + 1, " + CLOCK_MICROS + ") ELSE l.term END, "
-                + "acquired_at = CASE WHEN " + free + " THEN excluded.acquired_at ELSE l.acquired_at END, "
-                + "expires_at = CASE WHEN " + free + " THEN excluded.expires_at ELSE l.expires_at END, "
-                + "renewed_at = CASE WHEN " + free + " THEN excluded.renewed_at ELSE l.renewed_at END, "
-                + "hostname = CASE WHEN " + free + " THEN excluded.hostname ELSE l.hostname END, "
-                + "api_url = CASE WHEN " + free + " THEN excluded.api_url ELSE l.api_url END, "
-                + "leader_info = CASE WHEN " + free + " THEN excluded.leader_info ELSE l.leader_info END "
+                + "ON CONFLICT (group_name) DO UPDATE SET (leader_id, term, acquired_at, expires_at, renewed_at, "
+                + "hostname, api_url, leader_info) = (SELECT "
+                + "CASE WHEN s.free THEN excluded.leader_id ELSE l.leader_id END, "
+                + "CASE WHEN s.free THEN GREATEST(l.term + 1, " + micros("s.t") + ") ELSE l.term END, "
+                + "CASE WHEN s.free THEN s.t ELSE l.acquired_at END, "
+                // The TTL asked for, as the inserted row carries it.
+                + "CASE WHEN s.free THEN s.t + (excluded.expires_at - excluded.acquired_at) ELSE l.expires_at END, "
+                + "CASE WHEN s.free THEN s.t ELSE l.renewed_at END, "
+                + "CASE WHEN s.free THEN excluded.hostname ELSE l.hostname END, "
+                + "CASE WHEN s.free THEN excluded.api_url ELSE l.api_url END, "
+                + "CASE WHEN s.free THEN excluded.leader_info ELSE l.leader_info END "
+                + "FROM (SELECT c.t, " + free + " AS free FROM (SELECT clock_timestamp() AS t) c) s) "
                 + "RETURNING l.leader_id, l.term, l.expires_at) "
                 + "SELECT up.leader_id = p.id AS granted, up.leader_id, up.term, "
                 + "CAST(extract(epoch FROM up.expires_at - clock_timestamp()) * 1000000 AS bigint) AS remaining_us, "
                 + "CASE WHEN up.leader_id = p.id "
                 + "THEN pg_notify(p.channel, p.notice_prefix || up.term || ' ' || p.id) END AS notified "
                 + "FROM up, p";
-        this.renew = "UPDATE " + tables.leaderLease() + " SET expires_at = now() + CAST(? AS bigint) * interval "
-                + "'1 millisecond', renewed_at = now() "
-                + "WHERE group_name = ? AND leader_id = ? AND term = ? AND expires_at > now()";
-        this.release = "WITH r AS (UPDATE " + tables.leaderLease() + " SET leader_id = NULL, expires_at = now(), "
-                + "leader_info = NULL WHERE group_name = ? AND leader_id = ? AND term = ? AND expires_at > now() "
+        // Renew and release, too, judge and set expiry on the clock as read at the row, not at the transaction's start.
+        this.renew = "UPDATE " + tables.leaderLease() + " SET expires_at = clock_timestamp() + CAST(? AS bigint) "
+                + "* interval '1 millisecond', renewed_at = clock_timestamp() "
+                + "WHERE group_name = ? AND leader_id = ? AND term = ? AND expires_at > clock_timestamp()";
+        this.release = "WITH r AS (UPDATE " + tables.leaderLease() + " SET leader_id = NULL, "
+                + "expires_at = clock_timestamp(), leader_info = NULL "
+                + "WHERE group_name = ? AND leader_id = ? AND term = ? AND expires_at > clock_timestamp() "
                 + "RETURNING term) SELECT pg_notify(?, ?) FROM r";
         this.read = "SELECT leader_id, term, "
                 + "CAST(extract(epoch FROM expires_at - now()) * 1000000 AS bigint) AS remaining_us "
