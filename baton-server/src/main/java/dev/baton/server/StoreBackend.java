@@ -8,7 +8,6 @@ import dev.baton.core.StoreElection;
 import dev.baton.core.fencing.FencedRegister;
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
-import dev.baton.testkit.FaultInjectingStore;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -17,19 +16,13 @@ final class StoreBackend implements NodeBackend {
 
     private final String group;
     private final CoordinationStore store;
-    /** What {@link #close()} closes: {@link #store} itself, or the store it wraps. */
-    private final CoordinationStore opened;
     private final StoreCallFaults callFaults;
     private final ElectionConfig config;
     private volatile StoreElection election;
 
     /** Takes over {@code store}, which {@link #close()} closes. */
     StoreBackend(String group, CoordinationStore store, ElectionConfig config) {
-        this.group = group;
-        this.store = store;
-        this.opened = store;
-        this.callFaults = null;
-        this.config = config;
+        this(group, store, null, config);
     }
 
     /**
@@ -37,14 +30,14 @@ final class StoreBackend implements NodeBackend {
      * the fault harness can hold back ({@link #storeCallFaults()}).
      */
     static StoreBackend withCallFaults(String group, CoordinationStore store, ElectionConfig config) {
-        return new StoreBackend(group, new FaultInjectingStore(store), store, config);
+        StoreCallFaults faults = new StoreCallFaults(store);
+        return new StoreBackend(group, faults, faults, config);
     }
 
-    private StoreBackend(String group, FaultInjectingStore faults, CoordinationStore opened, ElectionConfig config) {
+    private StoreBackend(String group, CoordinationStore store, StoreCallFaults callFaults, ElectionConfig config) {
         this.group = group;
-        this.store = faults;
-        this.opened = opened;
-        this.callFaults = new StoreCallFaults(faults);
+        this.store = store;
+        this.callFaults = callFaults;
         this.config = config;
     }
 
@@ -78,7 +71,7 @@ final class StoreBackend implements NodeBackend {
 
     @Override
     public String describe() {
-        return opened.describe();
+        return store.describe();
     }
 
     @Override
@@ -88,6 +81,6 @@ final class StoreBackend implements NodeBackend {
 
     @Override
     public void close() {
-        opened.close();
+        store.close();   // the call-fault wrapper closes the store it wraps
     }
 }
