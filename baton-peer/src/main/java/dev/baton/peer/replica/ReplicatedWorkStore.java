@@ -75,7 +75,10 @@ import org.slf4j.LoggerFactory;
  * (a member that restarted holds the state again before another one restarts).
  *
  * <p><b>Reads are not fenced.</b> On a member that does not lead, reads answer from its own replica, which may lag the
- * leader's by the writes in flight (as a store's reads may lag a leader's writes).
+ * leader's by the writes in flight (as a store's reads may lag a leader's writes). A member that started empty and
+ * holds no state yet does not answer from its empty replica, which would show every acknowledged entry as missing:
+ * its reads wait until a leader pushed it the state, and fail with a {@link StoreTimeoutException} if none did within
+ * the write timeout.
  *
  * <p><b>Limits.</b> A catch-up sends the whole state in one message, so it must fit the transport's frame limit
  * (give the store's transport a generous {@code maxFrameSize}). A member that restarts comes back empty and the
@@ -118,6 +121,8 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
     /** The newest term another leader of the same term took from this one on the replicas: not led again here. */
     private long conflictedTerm;
     private Scheduler.Cancellable tick = Scheduler.Cancellable.NONE;
+    /** Reads on this member, not leading, made before it held a state; answered once it holds one. */
+    private final List<Runnable> readsAwaitingState = new java.util.ArrayList<>();
     private volatile boolean closed;
 
     private ReplicatedWorkStore(Builder b) {
@@ -191,6 +196,7 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
                     current.view(replicas, members.majority(replicas.size()), members.size(replicas.size()));
                 }
                 recover();
+                answerReadsAwaitingState();
             }
         }));
         LeaderTerm current = current();
@@ -297,6 +303,7 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
             }
         }
         endIfSuperseded();
+        answerReadsAwaitingState();
     }
 
     private void endIfSuperseded() {
@@ -362,17 +369,34 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
         return read(() -> local.entries(map), "read " + map);
     }
 
-    /** A leader's read waits for its catch-up; anyone else's answers from the replica at once. */
+    /**
+     * A leader's read waits for its catch-up; anyone else's answers from the replica at once, once the replica holds a
+     * state (a member that started empty waits for a leader's push first).
+     */
     private <T> CompletableFuture<T> read(Supplier<T> fromReplica, String what) {
         return bounded(onScheduler(() -> {
             LeaderTerm current = current();
-            if (current == null) {
-                return CompletableFuture.completedFuture(fromReplica.get());
-            }
             CompletableFuture<T> result = new CompletableFuture<>();
-            current.whenSettled(() -> result.complete(fromReplica.get()));
+            if (current != null) {
+                current.whenSettled(() -> result.complete(fromReplica.get()));
+            } else if (local.holdsState()) {
+                result.complete(fromReplica.get());
+            } else {
+                readsAwaitingState.add(() -> result.complete(fromReplica.get()));
+            }
             return result;
-        }), what);
+        }), () -> local.holdsState() ? what
+                : what + " (this member started empty and no leader has pushed it the state yet)");
+    }
+
+    /** Answers the reads that waited for this member to hold a state, once it does. */
+    private void answerReadsAwaitingState() {
+        if (readsAwaitingState.isEmpty() || !local.holdsState()) {
+            return;
+        }
+        List<Runnable> waiting = List.copyOf(readsAwaitingState);
+        readsAwaitingState.clear();
+        waiting.forEach(Runnable::run);
     }
 
     private void requireGroup(String name) {
@@ -404,8 +428,13 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
     }
 
     private <T> CompletableFuture<T> bounded(CompletableFuture<T> call, String what) {
+        return bounded(call, () -> what);
+    }
+
+    /** Fails {@code call} after the write timeout; {@code what} is read then, on the scheduler. */
+    private <T> CompletableFuture<T> bounded(CompletableFuture<T> call, Supplier<String> what) {
         Scheduler.Cancellable timer = scheduler.schedule(writeTimeout, () -> call.completeExceptionally(
-                new StoreTimeoutException(what + " did not complete within " + writeTimeout.toMillis() + " ms")));
+                new StoreTimeoutException(what.get() + " did not complete within " + writeTimeout.toMillis() + " ms")));
         call.whenComplete((value, error) -> timer.cancel());
         return call;
     }

@@ -1,6 +1,7 @@
 package dev.baton.peer.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.core.Leadership;
 import dev.baton.core.store.FencedMapWrite;
@@ -274,6 +275,37 @@ class ReplicatedWorkStoreTest {
         member(B).leads(2);   // B and C both restarted since the write; A, which took it, is gone
 
         assertThat(member(B).read("camera-1")).contains("rtsp://one");
+    }
+
+    @Test
+    void aMemberThatRestartedEmptyAnswersReadsOnlyOnceALeaderPushedItTheState() {
+        member(A).leads(1);
+        assertThat(done(write(member(A).put("camera-1", "rtsp://one", 1))).accepted()).isTrue();
+        network.partition(Set.of(A, B), Set.of(C));
+        restart(C);
+
+        CompletableFuture<Optional<FencedValue>> read = member(C).store.mapGet(GROUP, MAP, "camera-1");
+        settle();
+        assertThat(read).as("an empty replica would say the acknowledged write is missing").isNotDone();
+
+        network.heal();   // the leader's periodic check finds C empty and pushes it the state
+        settle();
+        assertThat(done(read)).get().satisfies(v -> assertThat(new String(v.value(), StandardCharsets.UTF_8))
+                .isEqualTo("rtsp://one"));
+    }
+
+    @Test
+    void aReadOnAMemberThatNoLeaderPushedAStateFailsAfterTheWriteTimeoutNamingWhy() {
+        member(A).leads(1);
+        assertThat(done(write(member(A).put("camera-1", "rtsp://one", 1))).accepted()).isTrue();
+        network.partition(Set.of(A, B), Set.of(C));
+        restart(C);
+
+        CompletableFuture<Optional<FencedValue>> read = member(C).store.mapGet(GROUP, MAP, "camera-1");
+        scheduler.advance(WRITE_TIMEOUT.plusMillis(100));
+        assertThat(read).isCompletedExceptionally();
+        assertThatThrownBy(read::join).hasCauseInstanceOf(StoreTimeoutException.class)
+                .hasMessageContaining("started empty and no leader has pushed it the state yet");
     }
 
     @Test
