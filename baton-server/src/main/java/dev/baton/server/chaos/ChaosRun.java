@@ -51,6 +51,8 @@ final class ChaosRun implements AutoCloseable {
     private final Map<String, Long> held = new ConcurrentHashMap<>();
     /** The nodes that said they stopped taking part after a failed vote-log save (quorum), until restarted. */
     private final Set<String> stopped = ConcurrentHashMap.newKeySet();
+    /** The nodes whose current process printed {@code node-started}: it reached its store and runs its election. */
+    private final Set<String> started = ConcurrentHashMap.newKeySet();
     private final FenceResource fence;
     private volatile int trial;
     /** How many leadership-lost lines the nodes have printed: an aimed trial waits for the next one. */
@@ -133,6 +135,7 @@ final class ChaosRun implements AutoCloseable {
             out.printf("trial %d: no leader within %d s before the fault; running it anyway%n", number,
                     STEADY_LEADER.toSeconds());
         }
+        awaitStarted(number);
         int leader = currentLeader();
         int victim = leader >= 0 && random.nextBoolean() ? leader : random.nextInt(nodes.size());
         Duration ttl = target.leaseTtl();
@@ -195,6 +198,7 @@ final class ChaosRun implements AutoCloseable {
                 crash(node);
                 hold(between(random, 500, 3000), items);
                 long end = System.nanoTime();
+                healSecondOnTheStore();
                 node.start();
                 return Fault.on(node, end);
             }
@@ -488,6 +492,7 @@ final class ChaosRun implements AutoCloseable {
         private int victim = -1;
         private long start;
         private long end;
+        private boolean healed;
 
         SecondFaultRun(FaultKind kind, Random random) {
             this.kind = kind;
@@ -552,6 +557,19 @@ final class ChaosRun implements AutoCloseable {
                 run.targets.isEmpty() ? "" : " on " + String.join("+", run.targets));
     }
 
+    /**
+     * Heals the trial's second fault now if it acts on the store, before the first fault restarts a killed node: a
+     * node that cannot reach its store when it starts exits, and would miss the next trial.
+     */
+    private void healSecondOnTheStore() {
+        SecondFaultRun run = second;
+        if (run != null && run.started() && !run.healed && SecondFault.actsOnStore(run.kind)) {
+            run.end = System.nanoTime();
+            target.heal(run.kind);
+            run.healed = true;
+        }
+    }
+
     /** Heals the trial's second fault, if it started; returns it, or null if the trial had none. */
     private SecondFaultRun healSecond() {
         SecondFaultRun run = second;
@@ -559,8 +577,12 @@ final class ChaosRun implements AutoCloseable {
         if (run == null || !run.started()) {
             return null;
         }
+        if (run.healed) {
+            return run;
+        }
         ChaosNode node = nodes.get(run.victim);
         run.end = System.nanoTime();
+        run.healed = true;
         switch (run.kind) {
             case KILL_NODE -> node.start();
             case PAUSE_NODE -> {
@@ -671,6 +693,7 @@ final class ChaosRun implements AutoCloseable {
 
     private void crash(ChaosNode node) {
         node.kill();
+        started.remove(node.name());
         held.remove(node.name());
         stopped.remove(node.name());
         history.append(new HistoryEvent.Crash(trial, node.name(), System.nanoTime()));
@@ -683,6 +706,7 @@ final class ChaosRun implements AutoCloseable {
                         node.name());
                 held.remove(node.name());
                 stopped.remove(node.name());
+                started.remove(node.name());
                 node.start();
             }
         }
@@ -711,6 +735,7 @@ final class ChaosRun implements AutoCloseable {
                     line.path("seq").asLong(), line.path("sent").asLong(mono),
                     line.hasNonNull("answered") ? line.path("answered").asLong() : null,
                     HistoryEvent.Outcome.of(line.path("outcome").asText("unknown"))));
+            case "node-started" -> started.add(node.name());
             case "error" -> {
                 if (line.path("message").asText().contains("takes no further part in elections")) {
                     stopped.add(node.name());
@@ -733,6 +758,23 @@ final class ChaosRun implements AutoCloseable {
             }
         }
         return leader;
+    }
+
+    /**
+     * Waits until every running node has started (a node restarted by the last trial may still be connecting), at most
+     * {@link #STEADY_LEADER}: a node that cannot reach its store while it starts exits, so a store fault injected then
+     * would take it out of the trial rather than test it.
+     */
+    private void awaitStarted(int number) {
+        long deadline = System.nanoTime() + STEADY_LEADER.toNanos();
+        while (nodes.stream().anyMatch(node -> node.isAlive() && !started.contains(node.name()))) {
+            if (System.nanoTime() - deadline > 0) {
+                out.printf("trial %d: a node had not started within %d s before the fault; running it anyway%n",
+                        number, STEADY_LEADER.toSeconds());
+                return;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
     }
 
     /** Waits until some running node leads; returns when (nanoTime), or -1 if none did within {@code timeout}. */

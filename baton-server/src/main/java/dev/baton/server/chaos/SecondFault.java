@@ -20,7 +20,8 @@ import java.util.function.Predicate;
  * node; a store restart ends a pause), so two faults on one part would heal each other, or one would act on what the
  * other killed. Because the parts are disjoint, neither heal touches the other fault, and healing the first fault as
  * it heals alone and then the second is safe; the second heals last so that the trial's heal time, from which the
- * leader bound counts, is when both are gone.
+ * leader bound counts, is when both are gone. One exception: a second fault on the store heals before a killed node
+ * of the first fault starts again, since a node that cannot reach its store when it starts exits.
  *
  * <p>The draws come from a stream of their own ({@link #random}), never from the trial's, so a trial's first fault,
  * its victim and its timings are those it draws without a second fault.
@@ -96,6 +97,12 @@ final class SecondFault {
         }
         List<FaultKind> partners = partners(first, faults, nodesDown);
         return partners.isEmpty() ? Optional.empty() : Optional.of(partners.get(random.nextInt(partners.size())));
+    }
+
+    /** Whether {@code kind} acts on the store's links or servers (a node restarted meanwhile cannot reach it). */
+    static boolean actsOnStore(FaultKind kind) {
+        Set<Part> parts = parts(kind, false);
+        return parts.contains(Part.STORE_LINKS) || parts.contains(Part.STORE_SERVER);
     }
 
     /** Trial {@code number}'s stream for its second fault: its own, apart from the trial's. */
