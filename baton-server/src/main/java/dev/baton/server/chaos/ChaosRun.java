@@ -490,6 +490,7 @@ final class ChaosRun implements AutoCloseable {
         private final Random random;
         private List<String> targets = List.of();
         private int victim = -1;
+        private boolean started;
         private long start;
         private long end;
         private boolean healed;
@@ -504,7 +505,7 @@ final class ChaosRun implements AutoCloseable {
         }
 
         boolean started() {
-            return start != 0;
+            return started;
         }
 
         /** Its fault events: one per node it hit, or one for the store. */
@@ -525,6 +526,7 @@ final class ChaosRun implements AutoCloseable {
         int leader = currentLeader();
         run.victim = leader >= 0 && random.nextBoolean() ? leader : random.nextInt(nodes.size());
         ChaosNode node = nodes.get(run.victim);
+        run.started = true;
         run.start = System.nanoTime();
         run.targets = List.of(node.name());
         switch (run.kind) {
