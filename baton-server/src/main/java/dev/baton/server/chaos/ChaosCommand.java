@@ -79,6 +79,17 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "short run covers each of them.")
     boolean inTurn;
 
+    @Option(names = "--multi-fault", paramLabel = "P", defaultValue = "0",
+            description = "The probability (0 to 1) that a trial adds a second fault, started while the first is "
+                    + "active and healed after it, e.g. a node killed while the store is paused; only faults that can "
+                    + "co-exist are paired (default: ${DEFAULT-VALUE}, one fault per trial).")
+    double multiFault;
+
+    @Option(names = "--aim", paramLabel = "MOMENT", defaultValue = "none",
+            description = "none (default): inject as soon as a leader is steady; handover: have the leader release "
+                    + "and inject once it has let go, while the followers' acquires are in flight.")
+    String aim;
+
     @Option(names = "--naive",
             description = "Run the nodes as the original designs did: no local deadline and a resource without "
                     + "fencing. The checkers should then report violations; this shows that they can.")
@@ -170,6 +181,12 @@ public final class ChaosCommand implements Callable<Integer> {
             throw CliError.usage("--sentinel-failover-timeout: expected at least 500ms, got "
                     + sentinelFailoverTimeout.toMillis() + "ms");
         }
+        TrialShape shape;
+        try {
+            shape = new TrialShape(multiFault, TrialShape.Aim.of(aim.strip()));
+        } catch (IllegalArgumentException e) {
+            throw CliError.usage(e.getMessage());
+        }
         long runSeed = seed != null ? seed : new SecureRandom().nextLong() & Long.MAX_VALUE;
         Path dir = out != null ? out : temporaryDirectory();
         try {
@@ -178,7 +195,7 @@ public final class ChaosCommand implements Callable<Integer> {
             throw CliError.usage("--out: cannot create " + dir + ": " + e.getMessage());
         }
         return new ChaosRunSettings(backend, trials, runSeed, nodes, naive, Optional.ofNullable(onlyTrial),
-                List.copyOf(chosen), inTurn, dir, sentinel);
+                List.copyOf(chosen), inTurn, dir, sentinel, shape);
     }
 
     /** Starts the backend's servers; a fault the backend does not support is a usage error. */

@@ -47,9 +47,11 @@ final class ChaosReport {
     private final List<CheckerResult> results;
     private final List<FaultSummary> faults;
     private final Coverage.Counts coverage;
+    /** The trials that added a second fault, by pair; empty if none did. */
+    private final String pairs;
 
     private ChaosReport(String title, int trials, int dataLossTrials, int assumptionBrokenTrials,
-            List<CheckerResult> results, List<FaultSummary> faults, Coverage.Counts coverage) {
+            List<CheckerResult> results, List<FaultSummary> faults, Coverage.Counts coverage, String pairs) {
         this.title = title;
         this.trials = trials;
         this.dataLossTrials = dataLossTrials;
@@ -57,6 +59,7 @@ final class ChaosReport {
         this.results = List.copyOf(results);
         this.faults = List.copyOf(faults);
         this.coverage = coverage;
+        this.pairs = pairs;
     }
 
     /**
@@ -90,7 +93,7 @@ final class ChaosReport {
         leaderlessByFault.forEach((kind, times) -> faults.add(new FaultSummary(kind, times.size(),
                 percentile(times, 50), percentile(times, 99), missesByFault.get(kind))));
         return new ChaosReport(title, trials.size(), AcknowledgedItemsReadable.skippedTrials(history),
-                assumptionBrokenTrials(history), results, faults, Coverage.of(history));
+                assumptionBrokenTrials(history), results, faults, Coverage.of(history), FaultPairs.line(history));
     }
 
     /** How many trials ran a fault meant to break an assumption exclusion rests on. */
@@ -163,6 +166,9 @@ final class ChaosReport {
     String markdown() {
         StringBuilder out = new StringBuilder("### ").append(title).append("\n\n").append(summary()).append("\n\n")
                 .append(coverage.line()).append("\n\n");
+        if (!pairs.isEmpty()) {
+            out.append(pairs).append("\n\n");
+        }
         out.append(checkerTable().markdown()).append('\n').append(faultTable().markdown());
         List<String> quoted = quoted();
         if (!quoted.isEmpty()) {
@@ -175,8 +181,11 @@ final class ChaosReport {
     /** The report as plain text for a terminal, with the same content as {@link #markdown()}. */
     String text() {
         StringBuilder out = new StringBuilder(title).append('\n').append("=".repeat(title.length())).append('\n');
-        out.append(summary()).append('\n').append(coverage.line()).append("\n\n").append(checkerTable().text())
-                .append('\n').append(faultTable().text());
+        out.append(summary()).append('\n').append(coverage.line()).append('\n');
+        if (!pairs.isEmpty()) {
+            out.append(pairs).append('\n');
+        }
+        out.append('\n').append(checkerTable().text()).append('\n').append(faultTable().text());
         List<String> quoted = quoted();
         if (!quoted.isEmpty()) {
             out.append("\nFirst violations:\n");

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -50,8 +51,14 @@ final class ChaosRun implements AutoCloseable {
     private final Map<String, Long> held = new ConcurrentHashMap<>();
     /** The nodes that said they stopped taking part after a failed vote-log save (quorum), until restarted. */
     private final Set<String> stopped = ConcurrentHashMap.newKeySet();
+    /** The nodes whose current process printed {@code node-started}: it reached its store and runs its election. */
+    private final Set<String> started = ConcurrentHashMap.newKeySet();
     private final FenceResource fence;
     private volatile int trial;
+    /** How many leadership-lost lines the nodes have printed: an aimed trial waits for the next one. */
+    private final AtomicInteger losses = new AtomicInteger();
+    /** The trial's second fault until its first fault's first hold starts it, then while it is active. */
+    private SecondFaultRun second;
 
     ChaosRun(ChaosRunSettings settings, ChaosTarget target, PrintStream out) {
         this.settings = settings;
@@ -128,12 +135,22 @@ final class ChaosRun implements AutoCloseable {
             out.printf("trial %d: no leader within %d s before the fault; running it anyway%n", number,
                     STEADY_LEADER.toSeconds());
         }
+        awaitStarted(number);
         int leader = currentLeader();
         int victim = leader >= 0 && random.nextBoolean() ? leader : random.nextInt(nodes.size());
         Duration ttl = target.leaseTtl();
+        long begun = System.nanoTime();
+        if (settings.shape().aim() == TrialShape.Aim.HANDOVER) {
+            aimAtHandover();
+        }
+        Random secondDraws = SecondFault.random(settings.seed(), number);
+        second = SecondFault.draw(secondDraws, settings.shape().multiFault(), fault, faults,
+                target::needsNodesDown)
+                .map(kind -> new SecondFaultRun(kind, secondDraws)).orElse(null);
         long start = System.nanoTime();
         List<String> items = new ArrayList<>();
         Fault injected = inject(fault, victim, random, ttl, items);
+        SecondFaultRun also = healSecond();
         long healed = System.nanoTime();
         long leaderAt = awaitLeader(target.leaderBound().plusSeconds(5));
         readBack(items);
@@ -144,10 +161,14 @@ final class ChaosRun implements AutoCloseable {
         for (String node : injected.targets()) {
             history.append(new HistoryEvent.Fault(number, fault, node, start, injected.end()));
         }
-        history.append(new HistoryEvent.Trial(number, fault, fault.canLoseData(), start, healed, end,
+        if (also != null) {
+            also.record(history, number);
+        }
+        history.append(new HistoryEvent.Trial(number, fault, fault.canLoseData(), begun, healed, end,
                 leaderAt < 0 ? null : leaderAt, target.leaderBound().toMillis()));
         out.printf("trial %d/%d: %-22s %-14s held %5d ms, leader %s after healing%n", number, settings.trials(),
-                fault, injected.targets().isEmpty() ? "" : "on " + String.join("+", injected.targets()),
+                also == null ? fault : fault + " + " + also.kind(),
+                injected.targets().isEmpty() ? "" : "on " + String.join("+", injected.targets()),
                 (healed - start) / 1_000_000,
                 leaderAt < 0 ? "NOT seen" : (Math.max(0, leaderAt - healed) / 1_000_000) + " ms");
     }
@@ -177,6 +198,7 @@ final class ChaosRun implements AutoCloseable {
                 crash(node);
                 hold(between(random, 500, 3000), items);
                 long end = System.nanoTime();
+                healSecondOnTheStore();
                 node.start();
                 return Fault.on(node, end);
             }
@@ -442,6 +464,141 @@ final class ChaosRun implements AutoCloseable {
     }
 
     /**
+     * {@code --aim handover}: has the leader release its lease and returns once a node's own line says it lost its
+     * leadership (or after the leader bound), so that the fault starts while the followers' acquires are in flight.
+     * With no leader a hand-over is under way already.
+     */
+    private void aimAtHandover() {
+        int leader = currentLeader();
+        if (leader < 0) {
+            return;
+        }
+        int before = losses.get();
+        http.release(httpPorts.get(leader));
+        long deadline = System.nanoTime() + target.leaderBound().toNanos();
+        while (losses.get() == before && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+    }
+
+    /**
+     * A multi-fault trial's second fault ({@link SecondFault}): drawn with the trial, started at its first fault's
+     * first hold (so while the first is active), healed once the first has healed.
+     */
+    private static final class SecondFaultRun {
+        private final FaultKind kind;
+        private final Random random;
+        private List<String> targets = List.of();
+        private int victim = -1;
+        private boolean started;
+        private long start;
+        private long end;
+        private boolean healed;
+
+        SecondFaultRun(FaultKind kind, Random random) {
+            this.kind = kind;
+            this.random = random;
+        }
+
+        FaultKind kind() {
+            return kind;
+        }
+
+        boolean started() {
+            return started;
+        }
+
+        /** Its fault events: one per node it hit, or one for the store. */
+        void record(History history, int number) {
+            if (targets.isEmpty()) {
+                history.append(new HistoryEvent.Fault(number, kind, null, start, end));
+            }
+            for (String node : targets) {
+                history.append(new HistoryEvent.Fault(number, kind, node, start, end));
+            }
+        }
+    }
+
+    /** Starts the trial's second fault on a node drawn from its own stream (the leader half the time). */
+    private void startSecond() {
+        SecondFaultRun run = second;
+        Random random = run.random;
+        int leader = currentLeader();
+        run.victim = leader >= 0 && random.nextBoolean() ? leader : random.nextInt(nodes.size());
+        ChaosNode node = nodes.get(run.victim);
+        run.started = true;
+        run.start = System.nanoTime();
+        run.targets = List.of(node.name());
+        switch (run.kind) {
+            case KILL_NODE -> crash(node);
+            case PAUSE_NODE -> node.pause();
+            case PARTITION_ONE, PARTITION_TWO -> {
+                List<Integer> cut = new ArrayList<>(List.of(run.victim));
+                if (run.kind == FaultKind.PARTITION_TWO) {
+                    cut.add((run.victim + 1 + random.nextInt(nodes.size() - 1)) % nodes.size());
+                }
+                partition(cut);
+                run.targets = cut.stream().map(i -> nodes.get(i).name()).toList();
+            }
+            case PEER_MESSAGE_CHAOS -> {
+                String mode = List.of("duplicate", "reorder", "delay").get(random.nextInt(3));
+                node.command(mode + " " + (50 + random.nextInt(351)));
+            }
+            case STORE_BLACKHOLE, STORE_RESET -> target.inject(run.kind, run.victim, Duration.ZERO);
+            case STORE_LATENCY -> {
+                target.inject(run.kind, run.victim, between(random, 50, 400));
+                run.targets = List.of();
+            }
+            case STORE_PAUSE, ETCD_MEMBER_KILL, ETCD_LEADER_KILL, ETCD_LEADER_PAUSE -> {
+                target.inject(run.kind, run.victim, Duration.ZERO);
+                run.targets = List.of();
+            }
+            default -> throw new IllegalStateException(run.kind + " cannot be a second fault");
+        }
+        out.printf("trial %d: second fault %s%s while the first is active%n", trial, run.kind,
+                run.targets.isEmpty() ? "" : " on " + String.join("+", run.targets));
+    }
+
+    /**
+     * Heals the trial's second fault now if it acts on the store, before the first fault restarts a killed node: a
+     * node that cannot reach its store when it starts exits, and would miss the next trial.
+     */
+    private void healSecondOnTheStore() {
+        SecondFaultRun run = second;
+        if (run != null && run.started() && !run.healed && SecondFault.actsOnStore(run.kind)) {
+            run.end = System.nanoTime();
+            target.heal(run.kind);
+            run.healed = true;
+        }
+    }
+
+    /** Heals the trial's second fault, if it started; returns it, or null if the trial had none. */
+    private SecondFaultRun healSecond() {
+        SecondFaultRun run = second;
+        second = null;
+        if (run == null || !run.started()) {
+            return null;
+        }
+        if (run.healed) {
+            return run;
+        }
+        ChaosNode node = nodes.get(run.victim);
+        run.end = System.nanoTime();
+        run.healed = true;
+        switch (run.kind) {
+            case KILL_NODE -> node.start();
+            case PAUSE_NODE -> {
+                node.resume();
+                history.append(new HistoryEvent.Pause(trial, node.name(), run.start, run.end));
+            }
+            case PARTITION_ONE, PARTITION_TWO -> heal();
+            case PEER_MESSAGE_CHAOS -> node.command("heal");
+            default -> target.heal(run.kind);
+        }
+        return run;
+    }
+
+    /**
      * Trial {@code number}'s own draws. The seed and the trial number are mixed (SplitMix64's finalizer) before they
      * seed a {@link Random}: {@code Random}'s first output barely changes between neighbouring seeds, so seeding it
      * with {@code seed * 1_000_003 + number} directly drew 2 of 8 faults over 1,000 trials (a power-of-two bound takes
@@ -461,6 +618,9 @@ final class ChaosRun implements AutoCloseable {
 
     /** Waits out {@code duration}, writing a work item halfway through it. */
     private void hold(Duration duration, List<String> items) {
+        if (second != null && !second.started()) {
+            startSecond();
+        }
         long half = duration.toNanos() / 2;
         sleepNanos(half);
         writeItem(items);
@@ -535,6 +695,7 @@ final class ChaosRun implements AutoCloseable {
 
     private void crash(ChaosNode node) {
         node.kill();
+        started.remove(node.name());
         held.remove(node.name());
         stopped.remove(node.name());
         history.append(new HistoryEvent.Crash(trial, node.name(), System.nanoTime()));
@@ -547,6 +708,7 @@ final class ChaosRun implements AutoCloseable {
                         node.name());
                 held.remove(node.name());
                 stopped.remove(node.name());
+                started.remove(node.name());
                 node.start();
             }
         }
@@ -564,6 +726,7 @@ final class ChaosRun implements AutoCloseable {
                         line.path("since").asLong(mono), mono));
             }
             case "leadership-lost" -> {
+                losses.incrementAndGet();
                 long term = line.path("term").asLong();
                 held.remove(node.name(), term);
                 history.append(new HistoryEvent.Lost(trial, node.name(), term, line.path("reason").asText(), mono));
@@ -574,6 +737,7 @@ final class ChaosRun implements AutoCloseable {
                     line.path("seq").asLong(), line.path("sent").asLong(mono),
                     line.hasNonNull("answered") ? line.path("answered").asLong() : null,
                     HistoryEvent.Outcome.of(line.path("outcome").asText("unknown"))));
+            case "node-started" -> started.add(node.name());
             case "error" -> {
                 if (line.path("message").asText().contains("takes no further part in elections")) {
                     stopped.add(node.name());
@@ -596,6 +760,23 @@ final class ChaosRun implements AutoCloseable {
             }
         }
         return leader;
+    }
+
+    /**
+     * Waits until every running node has started (a node restarted by the last trial may still be connecting), at most
+     * {@link #STEADY_LEADER}: a node that cannot reach its store while it starts exits, so a store fault injected then
+     * would take it out of the trial rather than test it.
+     */
+    private void awaitStarted(int number) {
+        long deadline = System.nanoTime() + STEADY_LEADER.toNanos();
+        while (nodes.stream().anyMatch(node -> node.isAlive() && !started.contains(node.name()))) {
+            if (System.nanoTime() - deadline > 0) {
+                out.printf("trial %d: a node had not started within %d s before the fault; running it anyway%n",
+                        number, STEADY_LEADER.toSeconds());
+                return;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
     }
 
     /** Waits until some running node leads; returns when (nanoTime), or -1 if none did within {@code timeout}. */

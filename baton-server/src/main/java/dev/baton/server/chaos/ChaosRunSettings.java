@@ -21,14 +21,27 @@ import java.util.Optional;
  *                  short run covers every fault
  * @param dir       where node logs, the history and the report go
  * @param sentinel  the Redis Sentinel deployment's settings ({@code redis-sentinel} only)
+ * @param shape     whether trials add a second fault and aim at hand-overs ({@code --multi-fault}, {@code --aim})
  */
 record ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
-        List<FaultKind> faults, boolean inTurn, Path dir, SentinelSettings sentinel) {
+        List<FaultKind> faults, boolean inTurn, Path dir, SentinelSettings sentinel, TrialShape shape) {
 
     /** Settings with the Sentinel deployment's defaults. */
     ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
             List<FaultKind> faults, boolean inTurn, Path dir) {
         this(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, SentinelSettings.defaults());
+    }
+
+    /** Settings with one fault per trial, not aimed. */
+    ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
+            List<FaultKind> faults, boolean inTurn, Path dir, SentinelSettings sentinel) {
+        this(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, sentinel, TrialShape.single());
+    }
+
+    /** These settings with trials shaped by {@code trialShape}. */
+    ChaosRunSettings withShape(TrialShape trialShape) {
+        return new ChaosRunSettings(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, sentinel,
+                trialShape);
     }
 
     /**

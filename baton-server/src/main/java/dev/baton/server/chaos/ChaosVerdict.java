@@ -76,6 +76,12 @@ final class ChaosVerdict {
         if (settings.naive()) {
             command.append(" --naive");
         }
+        if (settings.shape().multiFault() > 0) {
+            command.append(" --multi-fault ").append(settings.shape().multiFault());
+        }
+        if (settings.shape().aim() != TrialShape.Aim.NONE) {
+            command.append(" --aim ").append(settings.shape().aim().label());
+        }
         ChaosRunSettings.SentinelSettings sentinel = settings.sentinel();
         if (sentinel.waitReplicas() > 0) {
             command.append(" --wait-replicas ").append(sentinel.waitReplicas());

@@ -24,7 +24,7 @@ import java.util.stream.Collectors;
  */
 final class EtcdTarget extends ReplicatedStoreTarget {
 
-    private static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
+    static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
             FaultKind.ETCD_MEMBER_KILL, FaultKind.ETCD_LEADER_KILL, FaultKind.ETCD_LEADER_PAUSE,
             FaultKind.ETCD_LINK_HELD);
 

@@ -35,7 +35,7 @@ final class PostgresStandbyTarget extends ReplicatedStoreTarget {
 
     private static final Set<FaultKind> FAILOVERS = EnumSet.of(FaultKind.STANDBY_PROMOTED,
             FaultKind.LAGGING_STANDBY_PROMOTED);
-    private static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
+    static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
             FaultKind.STANDBY_PROMOTED, FaultKind.LAGGING_STANDBY_PROMOTED);
     private static final String HOST = "127.0.0.1";
     private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";

@@ -15,7 +15,7 @@ final class PostgresTarget extends StoreTarget {
 
     /** The schema Baton's store creates by default. */
     private static final String SCHEMA = "baton";
-    private static final List<FaultKind> FAULTS = withCommonFaults(FaultKind.STORE_RESTART,
+    static final List<FaultKind> FAULTS = withCommonFaults(FaultKind.STORE_RESTART,
             FaultKind.STORE_RESTORE_BACKUP);
 
     private final PostgresServer server;

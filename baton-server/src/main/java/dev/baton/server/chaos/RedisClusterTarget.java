@@ -15,7 +15,7 @@ import java.util.stream.IntStream;
  */
 final class RedisClusterTarget extends ReplicatedStoreTarget {
 
-    private static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
+    static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
             FaultKind.CLUSTER_MASTER_KILL, FaultKind.CLUSTER_FAILOVER, FaultKind.CLUSTER_SLOT_MIGRATION);
     private static final int CLUSTER_NODES = 6;
 

@@ -29,7 +29,7 @@ final class RedisSentinelTarget extends ReplicatedStoreTarget {
 
     private static final Set<FaultKind> FAILOVERS = EnumSet.of(FaultKind.SENTINEL_PRIMARY_KILLED,
             FaultKind.SENTINEL_LAGGING_PROMOTED, FaultKind.SENTINEL_FAILOVER);
-    private static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
+    static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
             FaultKind.SENTINEL_PRIMARY_KILLED, FaultKind.SENTINEL_LAGGING_PROMOTED, FaultKind.SENTINEL_FAILOVER);
 
     /** How long a store waits for its replicas: well below the 1 s lease and the renewal interval. */

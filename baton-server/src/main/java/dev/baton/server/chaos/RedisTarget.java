@@ -14,7 +14,7 @@ import java.util.Optional;
  */
 final class RedisTarget extends StoreTarget {
 
-    private static final List<FaultKind> FAULTS = withCommonFaults(FaultKind.STORE_RESTART_EMPTY,
+    static final List<FaultKind> FAULTS = withCommonFaults(FaultKind.STORE_RESTART_EMPTY,
             FaultKind.STORE_RESTORE_SNAPSHOT, FaultKind.STORE_TRUNCATED_AOF);
 
     private final RedisServer server;

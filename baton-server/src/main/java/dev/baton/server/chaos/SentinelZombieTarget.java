@@ -34,7 +34,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class SentinelZombieTarget extends ReplicatedStoreTarget {
 
-    private static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
+    static final List<FaultKind> FAULTS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
             FaultKind.SENTINEL_ZOMBIE_PRIMARY);
     /** The user {@code n1} logs in as, which the partition leaves alone. */
     private static final String ZOMBIE_USER = "baton-zombie-side";

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EtcdChaosTest {
 
-    private static final int TRIALS = 10;
+    static final int TRIALS = 10;
     private static final long SEED = 20261125L;
 
     @TempDir

@@ -21,14 +21,19 @@ import org.junit.jupiter.api.io.TempDir;
 class ReplicatedStoreChaosTest {
 
     private static final long SEED = 20261127L;
+    /** The Sentinel failovers, each taken once. */
+    static final List<FaultKind> SENTINEL_FAILOVERS = List.of(FaultKind.SENTINEL_FAILOVER,
+            FaultKind.SENTINEL_LAGGING_PROMOTED, FaultKind.SENTINEL_PRIMARY_KILLED);
+    /** The standby promotions, each taken once. */
+    static final List<FaultKind> STANDBY_PROMOTIONS = List.of(FaultKind.STANDBY_PROMOTED,
+            FaultKind.LAGGING_STANDBY_PROMOTED);
 
     @TempDir
     Path dir;
 
     @Test
     void threeNodesKeepOneLeaderPerTermThroughSentinelFailovers() {
-        List<FaultKind> failovers = List.of(FaultKind.SENTINEL_FAILOVER, FaultKind.SENTINEL_LAGGING_PROMOTED,
-                FaultKind.SENTINEL_PRIMARY_KILLED);
+        List<FaultKind> failovers = SENTINEL_FAILOVERS;
         // One replica of two acknowledges every grant and fenced write (docs/redis-sentinel.md): without it a
         // deposed primary may accept a stale write until the Sentinels reconfigure it, which this checker reports.
         ChaosRunSettings settings = new ChaosRunSettings("redis-sentinel", failovers.size(), SEED, 3, false,
@@ -47,7 +52,7 @@ class ReplicatedStoreChaosTest {
     void threeNodesKeepOneLeaderPerTermThroughStandbyPromotions() {
         Assumptions.assumeTrue(PostgresStandbyTopology.whyUnavailable().isEmpty(),
                 () -> PostgresStandbyTopology.whyUnavailable().orElseThrow());
-        List<FaultKind> promotions = List.of(FaultKind.STANDBY_PROMOTED, FaultKind.LAGGING_STANDBY_PROMOTED);
+        List<FaultKind> promotions = STANDBY_PROMOTIONS;
         ChaosRunSettings settings = new ChaosRunSettings("postgresql-standby", promotions.size(), SEED, 3, false,
                 Optional.empty(), promotions, true, dir);
 

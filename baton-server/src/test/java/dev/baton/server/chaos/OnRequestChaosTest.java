@@ -1,0 +1,85 @@
+package dev.baton.server.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The faults no other campaign in the build runs, on real processes, as {@code baton chaos} runs them: the two
+ * stragglers (which run only when named), the zombie primary with the replica wait that closes it, and trials that add
+ * a second fault and aim at a hand-over. A handful of trials each, so that every fault kind runs in the build (see
+ * {@link EveryFaultKindRunsInTheBuildTest}) without making it much longer.
+ */
+class OnRequestChaosTest {
+
+    private static final long SEED = 20261129L;
+    /** The stragglers, taken in turn on Redis. */
+    static final List<FaultKind> STRAGGLERS = List.of(FaultKind.STORE_LINK_STRAGGLER,
+            FaultKind.STORE_CALL_STRAGGLER);
+    /** The zombie primary, once. */
+    static final List<FaultKind> ZOMBIE = List.of(FaultKind.SENTINEL_ZOMBIE_PRIMARY);
+    /** First faults that each have a partner among the others: a store fault and a node fault. */
+    static final List<FaultKind> PAIRED = List.of(FaultKind.STORE_PAUSE, FaultKind.STORE_BLACKHOLE,
+            FaultKind.KILL_NODE);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theStragglersViolateNoSafetyPropertyOnRedis() {
+        ChaosVerdict verdict = run(settings("redis", STRAGGLERS));
+
+        assertThat(verdict.safe()).as(verdict.text()).isTrue();
+        assertThat(verdict.text()).contains("store-link-straggler", "store-call-straggler");
+    }
+
+    @Test
+    void aZombiePrimaryThatMustWaitForAReplicaViolatesNoSafetyProperty() {
+        // Without the replica wait the old primary accepts n1's stale fenced writes (docs/chaos.md): the wait is what
+        // closes that split brain, so the build runs the fault with it.
+        ChaosRunSettings settings = new ChaosRunSettings("redis-sentinel-zombie", ZOMBIE.size(), SEED, 3, false,
+                Optional.empty(), ZOMBIE, true, dir, new ChaosRunSettings.SentinelSettings(1,
+                        ChaosRunSettings.SentinelSettings.defaults().downAfter(),
+                        ChaosRunSettings.SentinelSettings.defaults().failoverTimeout()));
+
+        ChaosVerdict verdict = run(settings);
+
+        assertThat(verdict.safe()).as(verdict.text()).isTrue();
+        assertThat(verdict.text()).contains("sentinel-zombie-primary");
+    }
+
+    @Test
+    void trialsWithASecondFaultAimedAtAHandOverViolateNoSafetyProperty() {
+        ChaosRunSettings settings = settings("redis", PAIRED).withShape(new TrialShape(1, TrialShape.Aim.HANDOVER));
+
+        History history = runHistory(settings);
+        ChaosVerdict verdict = ChaosVerdict.of(settings, history);
+        System.out.println(verdict.text());
+
+        assertThat(verdict.safe()).as(verdict.text()).isTrue();
+        assertThat(FaultPairs.of(history).values().stream().mapToInt(Integer::intValue).sum())
+                .as("every trial added a second fault: %s", FaultPairs.of(history)).isEqualTo(PAIRED.size());
+        assertThat(verdict.text()).contains("Second faults: 3 trials added one");
+    }
+
+    private ChaosRunSettings settings(String backend, List<FaultKind> faults) {
+        return new ChaosRunSettings(backend, faults.size(), SEED, 3, false, Optional.empty(), faults, true, dir);
+    }
+
+    private static ChaosVerdict run(ChaosRunSettings settings) {
+        ChaosVerdict verdict = ChaosVerdict.of(settings, runHistory(settings));
+        System.out.println(verdict.text());
+        assertThat(verdict.report().trials()).isEqualTo(settings.trials());
+        return verdict;
+    }
+
+    private static History runHistory(ChaosRunSettings settings) {
+        try (ChaosRun run = new ChaosRun(settings, ChaosCommand.open(settings), System.out)) {
+            return run.run();
+        }
+    }
+}
