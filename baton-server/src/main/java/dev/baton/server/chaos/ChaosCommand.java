@@ -101,6 +101,11 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     Duration sentinelFailoverTimeout;
 
+    @Option(names = "--workers", paramLabel = "N",
+            description = "Simulated workers (baton worker processes) the nodes' work cluster runs the trials' work "
+                    + "items on, 0 to 5; 0 runs no work cluster (default: 2 on redis and postgresql, 0 elsewhere).")
+    Integer workers;
+
     @Option(names = "--out", paramLabel = "DIR",
             description = "Where node logs, history.jsonl and report.md go (default: a new temporary directory, kept).")
     Path out;
@@ -170,6 +175,14 @@ public final class ChaosCommand implements Callable<Integer> {
             throw CliError.usage("--sentinel-failover-timeout: expected at least 500ms, got "
                     + sentinelFailoverTimeout.toMillis() + "ms");
         }
+        int runWorkers = workers != null ? workers : ChaosRunSettings.defaultWorkers(backend);
+        if (runWorkers < 0 || runWorkers > 5) {
+            throw CliError.usage("--workers: expected 0 to 5, got " + runWorkers);
+        }
+        if (runWorkers > 0 && !ChaosRunSettings.supportsWorkers(backend)) {
+            throw CliError.usage("--workers: only redis and postgresql run the work cluster in the harness (their "
+                    + "nodes keep work items in the store they share); use --workers 0 on " + backend);
+        }
         long runSeed = seed != null ? seed : new SecureRandom().nextLong() & Long.MAX_VALUE;
         Path dir = out != null ? out : temporaryDirectory();
         try {
@@ -178,7 +191,7 @@ public final class ChaosCommand implements Callable<Integer> {
             throw CliError.usage("--out: cannot create " + dir + ": " + e.getMessage());
         }
         return new ChaosRunSettings(backend, trials, runSeed, nodes, naive, Optional.ofNullable(onlyTrial),
-                List.copyOf(chosen), inTurn, dir, sentinel);
+                List.copyOf(chosen), inTurn, dir, sentinel, runWorkers);
     }
 
     /** Starts the backend's servers; a fault the backend does not support is a usage error. */

@@ -39,6 +39,8 @@ final class ChaosRun implements AutoCloseable {
     /** The group every node runs in; a target whose faults aim at the group's data (its cluster slot) needs it. */
     static final String GROUP = "chaos";
     private static final long FENCED_WRITE_INTERVAL_MS = 100;
+    /** How often a simulated worker reports its state to the leader. */
+    static final Duration WORKER_REPORT_INTERVAL = Duration.ofMillis(500);
 
     private final ChaosRunSettings settings;
     private final ChaosTarget target;
@@ -47,6 +49,9 @@ final class ChaosRun implements AutoCloseable {
     private final NodeHttp http = new NodeHttp();
     private final List<ChaosNode> nodes = new ArrayList<>();
     private final List<Integer> httpPorts;
+    /** The simulated workers ({@code --workers}), and each one's name by the URL it prints in its lines. */
+    private final List<ChaosNode> workers = new ArrayList<>();
+    private final Map<String, String> workerNames = new ConcurrentHashMap<>();
     private final Map<String, Long> held = new ConcurrentHashMap<>();
     /** The nodes that said they stopped taking part after a failed vote-log save (quorum), until restarted. */
     private final Set<String> stopped = ConcurrentHashMap.newKeySet();
@@ -57,7 +62,17 @@ final class ChaosRun implements AutoCloseable {
         this.settings = settings;
         this.target = target;
         this.out = out;
-        this.httpPorts = LoopbackPorts.free(settings.nodes());
+        List<Integer> ports = LoopbackPorts.free(settings.nodes() + settings.workers());
+        this.httpPorts = ports.subList(0, settings.nodes());
+        List<String> workerUrls = new ArrayList<>();
+        for (int w = 0; w < settings.workers(); w++) {
+            String name = "w" + (w + 1);
+            String url = "ws://" + LoopbackPorts.HOST + ":" + ports.get(settings.nodes() + w);
+            workerUrls.add(url);
+            workerNames.put(url, name);
+            workers.add(new ChaosNode("worker", name, url, workerArgs(ports.get(settings.nodes() + w)),
+                    settings.dir().resolve(name + ".log"), this::recordWorker));
+        }
         boolean needsResource = settings.naive() || !target.fencesInStore();
         this.fence = needsResource ? FenceResource.start(!settings.naive()) : null;
         Random run = new Random(settings.seed());
@@ -73,6 +88,9 @@ final class ChaosRun implements AutoCloseable {
             if (settings.naive()) {
                 args.add("--naive");
             }
+            if (!workerUrls.isEmpty()) {
+                args.addAll(List.of("--workers", String.join(",", workerUrls)));
+            }
             if (i == skewed) {
                 args.addAll(List.of("--clock-rate", Double.toString(rate)));
             }
@@ -85,8 +103,19 @@ final class ChaosRun implements AutoCloseable {
                 settings.naive() ? "NAIVE mode (no local deadline, no fencing)" : "Baton's safety rules on");
     }
 
+    /**
+     * A worker's flags: a state report every 500 ms (the leader sees a stray copy that soon), no detection results
+     * (nothing reads them), no drain when the run stops it, and a {@code worker-command} line per command it judges.
+     */
+    private static List<String> workerArgs(int port) {
+        return List.of("--host", LoopbackPorts.HOST, "--port", Integer.toString(port), "--report-interval",
+                WORKER_REPORT_INTERVAL.toMillis() + "ms", "--detections-per-second", "0", "--drain-timeout", "0s",
+                "--chaos-hooks");
+    }
+
     /** Runs every trial (or the one asked for) and returns the history. */
     History run() {
+        workers.forEach(ChaosNode::start);
         nodes.forEach(ChaosNode::start);
         if (awaitLeader(FIRST_LEADER) < 0) {
             throw new ChaosException("no leader within " + FIRST_LEADER.toSeconds() + " s of starting the nodes; "
@@ -137,6 +166,7 @@ final class ChaosRun implements AutoCloseable {
         long healed = System.nanoTime();
         long leaderAt = awaitLeader(target.leaderBound().plusSeconds(5));
         readBack(items);
+        deleteItems(items);
         long end = System.nanoTime();
         if (injected.targets().isEmpty()) {
             history.append(new HistoryEvent.Fault(number, fault, null, start, injected.end()));
@@ -507,6 +537,46 @@ final class ChaosRun implements AutoCloseable {
         }
     }
 
+    /**
+     * With workers, deletes the trial's items through the node that leads, so that the workers stop them and the next
+     * trial's items are the only ones placed; without workers the items stay, as they always did. Bounded: an item
+     * whose delete finds no leader within the read-back time stays (the next leader's workers keep running it, which
+     * the one-worker-per-item checker still watches).
+     */
+    private void deleteItems(List<String> items) {
+        if (workers.isEmpty()) {
+            return;
+        }
+        for (String id : items) {
+            long deadline = System.nanoTime() + READ_BACK.toNanos();
+            boolean deleted = false;
+            while (!deleted && System.nanoTime() - deadline < 0) {
+                int leader = currentLeader();
+                deleted = leader >= 0 && http.deleteItem(httpPorts.get(leader), id);
+                if (!deleted) {
+                    sleepNanos(Duration.ofMillis(100).toNanos());
+                }
+            }
+            if (!deleted) {
+                out.printf("trial %d: item %s could not be deleted (no leader answered)%n", trial, id);
+            }
+        }
+    }
+
+    /** Turns a worker's {@code worker-command} line into history. */
+    private void recordWorker(ChaosNode worker, JsonNode line) {
+        if (!line.path("event").asText().equals("worker-command")) {
+            return;
+        }
+        String item = line.path("item").asText("");
+        if (item.isEmpty()) {
+            return;
+        }
+        history.append(new HistoryEvent.WorkerCommand(trial, worker.name(), item,
+                line.path("action").asText().equals("start"), line.path("leaderTerm").asLong(),
+                line.path("carriedOut").asBoolean(), line.path("mono").asLong(System.nanoTime())));
+    }
+
     private void releaseLeader() {
         int leader = currentLeader();
         if (leader >= 0) {
@@ -635,11 +705,15 @@ final class ChaosRun implements AutoCloseable {
         }
     }
 
-    /** Stops every node (gracefully), the fenced resource and the backend's servers. */
+    /** Stops every node (gracefully), the workers, the fenced resource and the backend's servers. */
     @Override
     public void close() {
         try {
-            nodes.forEach(ChaosNode::close);
+            try {
+                nodes.forEach(ChaosNode::close);
+            } finally {
+                workers.forEach(ChaosNode::close);
+            }
         } finally {
             try {
                 if (fence != null) {

@@ -76,6 +76,9 @@ final class ChaosVerdict {
         if (settings.naive()) {
             command.append(" --naive");
         }
+        if (settings.workers() != ChaosRunSettings.defaultWorkers(settings.backend())) {
+            command.append(" --workers ").append(settings.workers());
+        }
         ChaosRunSettings.SentinelSettings sentinel = settings.sentinel();
         if (sentinel.waitReplicas() > 0) {
             command.append(" --wait-replicas ").append(sentinel.waitReplicas());
