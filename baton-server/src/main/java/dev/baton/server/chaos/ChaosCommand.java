@@ -221,9 +221,14 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "could not: " + e.getMessage()
                     + " (install redis-server, PostgreSQL or etcd-server, e.g. with apt-get)");
         }
-        List<FaultKind> supported = new ArrayList<>(target.faults());
+        List<FaultKind> supported = new ArrayList<>(ChaosRun.drawnFaults(target, settings.workers()));
         supported.addAll(target.faultsOnRequest());
         List<FaultKind> unsupported = settings.faults().stream().filter(f -> !supported.contains(f)).toList();
+        if (settings.workers() == 0 && unsupported.stream().anyMatch(ChaosRun.WORKER_FAULTS::contains)) {
+            target.close();
+            throw CliError.usage("--faults: " + ChaosRun.WORKER_FAULTS.stream().map(FaultKind::wireName).toList()
+                    + " need workers (--workers 1 or more)");
+        }
         if (!unsupported.isEmpty()) {
             target.close();
             throw CliError.usage("--faults: " + unsupported.stream().map(FaultKind::wireName).toList() + " not supported "

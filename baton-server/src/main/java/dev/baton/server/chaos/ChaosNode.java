@@ -152,6 +152,16 @@ final class ChaosNode implements AutoCloseable {
         }
     }
 
+    /**
+     * The node stopped itself (SIGSTOP of its own process, a hook's fault), as it said on its stdout: from now on it
+     * counts as frozen, and {@link #resume()} lets it go on.
+     */
+    synchronized void stoppedItself() {
+        if (isAlive()) {
+            paused = true;
+        }
+    }
+
     /** SIGCONT after {@link #pause()}. */
     synchronized void resume() {
         if (paused && isAlive()) {

@@ -39,6 +39,10 @@ final class ChaosRun implements AutoCloseable {
     /** The group every node runs in; a target whose faults aim at the group's data (its cluster slot) needs it. */
     static final String GROUP = "chaos";
     private static final long FENCED_WRITE_INTERVAL_MS = 100;
+    /** The faults that need the work cluster, drawn only in runs with workers. */
+    static final List<FaultKind> WORKER_FAULTS = List.of(FaultKind.PAUSE_AFTER_FENCED_WRITE);
+    /** How long the harness waits for an armed leader to write an assignment and stop itself. */
+    private static final Duration SELF_STOP_WAIT = Duration.ofSeconds(3);
     /** How often a simulated worker reports its state to the leader. */
     static final Duration WORKER_REPORT_INTERVAL = Duration.ofMillis(500);
 
@@ -55,6 +59,8 @@ final class ChaosRun implements AutoCloseable {
     private final Map<String, Long> held = new ConcurrentHashMap<>();
     /** The nodes that said they stopped taking part after a failed vote-log save (quorum), until restarted. */
     private final Set<String> stopped = ConcurrentHashMap.newKeySet();
+    /** The nodes that stopped themselves after a fenced write ({@code pause-after-fenced-write}), and when. */
+    private final Map<String, Long> selfStopped = new ConcurrentHashMap<>();
     private final FenceResource fence;
     private volatile int trial;
 
@@ -143,7 +149,8 @@ final class ChaosRun implements AutoCloseable {
     private void runTrial(int number) {
         trial = number;
         Random random = trialRandom(settings.seed(), number);
-        List<FaultKind> faults = settings.faults().isEmpty() ? target.faults() : settings.faults();
+        List<FaultKind> faults = settings.faults().isEmpty() ? drawnFaults(target, settings.workers())
+                : settings.faults();
         int draw = random.nextInt(faults.size());
         FaultKind fault = faults.get(settings.inTurn() ? (number - 1) % faults.size() : draw);
         restartDeadNodes();
@@ -180,6 +187,19 @@ final class ChaosRun implements AutoCloseable {
                 fault, injected.targets().isEmpty() ? "" : "on " + String.join("+", injected.targets()),
                 (healed - start) / 1_000_000,
                 leaderAt < 0 ? "NOT seen" : (Math.max(0, leaderAt - healed) / 1_000_000) + " ms");
+    }
+
+    /**
+     * The faults a trial draws from without {@code --faults}: the target's, and with workers the faults that need the
+     * work cluster, appended so that a run without workers draws exactly as before.
+     */
+    static List<FaultKind> drawnFaults(ChaosTarget target, int workers) {
+        if (workers == 0) {
+            return target.faults();
+        }
+        List<FaultKind> faults = new ArrayList<>(target.faults());
+        faults.addAll(WORKER_FAULTS);
+        return List.copyOf(faults);
     }
 
     /** What a trial injected: on which nodes (none for a fault of the store as a whole), and when it ended. */
@@ -447,8 +467,54 @@ final class ChaosRun implements AutoCloseable {
                 target.heal(FaultKind.STORE_BLACKHOLE);
                 return Fault.on(nodes.get(holder), System.nanoTime());
             }
+            case PAUSE_AFTER_FENCED_WRITE -> {
+                return pauseAfterFencedWrite(nodes.get(leaderOr(victim)), random, items);
+            }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }
+    }
+
+    /**
+     * The leader is armed to stop itself right after the store accepts its fenced write of an assignment, before the
+     * worker gets the {@code subscribe}; a new item makes it write one. Once another node holds a newer term (and a
+     * moment more, for it to reach the workers) the harness lets the old leader go on, and the {@code subscribe} that
+     * goes out then is a deposed leader's. If no assignment was written in time the hook is withdrawn and the trial is a
+     * plain hold.
+     */
+    private Fault pauseAfterFencedWrite(ChaosNode leader, Random random, List<String> items) {
+        Long term = held.get(leader.name());
+        selfStopped.remove(leader.name());
+        leader.command("pause-after-fenced-write");
+        writeItem(items);
+        long deadline = System.nanoTime() + SELF_STOP_WAIT.toNanos();
+        while (!selfStopped.containsKey(leader.name()) && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        Long stoppedAt = selfStopped.get(leader.name());
+        if (stoppedAt == null) {
+            leader.command("pause-after-fenced-write withdraw");
+            out.printf("trial %d: %s wrote no assignment within %d s; the hook is withdrawn%n", trial, leader.name(),
+                    SELF_STOP_WAIT.toSeconds());
+            hold(between(random, 500, 1500), items);
+            return Fault.on(leader, System.nanoTime());
+        }
+        long successorBy = System.nanoTime() + target.leaderBound().plus(target.leaseTtl()).toNanos();
+        while (!ledByAnotherAbove(leader, term) && System.nanoTime() - successorBy < 0) {
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        out.printf("trial %d: %s stopped itself after a fenced write; %s%n", trial, leader.name(),
+                ledByAnotherAbove(leader, term) ? "another node leads now" : "no other node took over in time");
+        hold(between(random, 300, 1000), items);
+        leader.resume();
+        long end = System.nanoTime();
+        history.append(new HistoryEvent.Pause(trial, leader.name(), Math.min(stoppedAt, end), end));
+        return Fault.on(leader, end);
+    }
+
+    /** Whether a node other than {@code node} holds a term above {@code term} (any, if {@code term} is null). */
+    private boolean ledByAnotherAbove(ChaosNode node, Long term) {
+        return held.entrySet().stream().anyMatch(e -> !e.getKey().equals(node.name())
+                && (term == null || e.getValue() > term));
     }
 
     /**
@@ -644,6 +710,12 @@ final class ChaosRun implements AutoCloseable {
                     line.path("seq").asLong(), line.path("sent").asLong(mono),
                     line.hasNonNull("answered") ? line.path("answered").asLong() : null,
                     HistoryEvent.Outcome.of(line.path("outcome").asText("unknown"))));
+            case "chaos-command" -> {
+                if (line.path("command").asText().equals("pause-after-fenced-write") && line.has("item")) {
+                    node.stoppedItself();
+                    selfStopped.put(node.name(), mono);
+                }
+            }
             case "error" -> {
                 if (line.path("message").asText().contains("takes no further part in elections")) {
                     stopped.add(node.name());

@@ -62,15 +62,18 @@ class ChaosHarnessTest {
     @Test
     void workersRunTheTrialsItemsAndEachItemRunsOnOneWorker() {
         // The work cluster places each trial's items on two simulated workers through node faults that move the
-        // leadership; the workers' own lines say what ran where, and the items are stopped when the trial deletes them.
-        ChaosRunSettings settings = new ChaosRunSettings("redis", 4, SEED, 3, false, Optional.empty(),
-                List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE, FaultKind.STORE_BLACKHOLE), true,
-                dir, ChaosRunSettings.SentinelSettings.defaults(), 2);
+        // leadership, and a leader frozen between its fenced write of an assignment and the subscribe; the workers'
+        // own lines say what ran where, and the items are stopped when the trial deletes them.
+        ChaosRunSettings settings = new ChaosRunSettings("redis", 5, SEED, 3, false, Optional.empty(),
+                List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE, FaultKind.STORE_BLACKHOLE,
+                        FaultKind.PAUSE_AFTER_FENCED_WRITE), true, dir, ChaosRunSettings.SentinelSettings.defaults(), 2);
 
         ChaosVerdict verdict = run(settings, ChaosCommand.open(settings));
         History history = History.read(dir.resolve(ChaosVerdict.HISTORY_FILE));
 
         assertThat(verdict.safe()).as(verdict.text()).isTrue();
+        assertThat(history.eventsOf(HistoryEvent.Pause.class)).as("the leader stopped itself after a fenced write")
+                .anySatisfy(pause -> assertThat(pause.trial()).isEqualTo(5));
         assertThat(history.eventsOf(HistoryEvent.WorkerCommand.class))
                 .anySatisfy(command -> assertThat(command.start() && command.carriedOut()).isTrue())
                 .anySatisfy(command -> assertThat(!command.start() && command.carriedOut()).isTrue());
