@@ -33,6 +33,11 @@ final class WorkWritePause implements FencedMapStore {
     /** The statuses of an assignment record written just before a {@code subscribe} goes out. */
     private static final Set<String> BEFORE_SUBSCRIBE = Set.of("pending", "recovering");
 
+    /** A pause between two clock readings at least this long means the process was stopped and let go. */
+    private static final long STOPPED_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+    /** How long to wait for the stop to land before going on without it. */
+    private static final long STOP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(3);
+
     private final FencedMapStore delegate;
     private final EventJson json;
     private final JsonLines lines;
@@ -98,17 +103,36 @@ final class WorkWritePause implements FencedMapStore {
         stop.run();
     }
 
-    /** SIGSTOP of this process; returns once something sent SIGCONT. */
+    /**
+     * SIGSTOP of this process; returns once something sent SIGCONT. It does not wait for the {@code kill} process:
+     * the JVM learns that it exited only some milliseconds after the node goes on, and by then the node's election has
+     * reported the lost lease and its work cluster has stopped, so the queued {@code subscribe} would never go out.
+     * It watches the clock instead, and goes on at the first jump longer than {@link #STOPPED_GAP_NANOS}: the moment
+     * the node was let go.
+     */
     private void signalStop() {
         try {
-            Process kill = new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid()))
+            new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid()))
                     .redirectErrorStream(true).start();
-            kill.waitFor(10, TimeUnit.SECONDS);
         } catch (IOException e) {
             lines.write(json.error("pause-after-fenced-write could not stop the node: " + e.getMessage(),
                     clock.instant()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return;
+        }
+        long last = System.nanoTime();
+        long deadline = last + STOP_WAIT_NANOS;
+        while (true) {
+            long now = System.nanoTime();
+            if (now - last > STOPPED_GAP_NANOS) {
+                return;
+            }
+            if (now - deadline > 0) {
+                lines.write(json.error("pause-after-fenced-write: the node did not stop within "
+                        + STOP_WAIT_NANOS / 1_000_000 + " ms", clock.instant()));
+                return;
+            }
+            last = now;
+            Thread.onSpinWait();
         }
     }
 
