@@ -53,9 +53,8 @@ final class ChaosRun implements AutoCloseable {
     private final NodeHttp http = new NodeHttp();
     private final List<ChaosNode> nodes = new ArrayList<>();
     private final List<Integer> httpPorts;
-    /** The simulated workers ({@code --workers}), and each one's name by the URL it prints in its lines. */
+    /** The simulated workers ({@code --workers}): {@code baton worker} processes, named {@code w1}, {@code w2}, ... */
     private final List<ChaosNode> workers = new ArrayList<>();
-    private final Map<String, String> workerNames = new ConcurrentHashMap<>();
     private final Map<String, Long> held = new ConcurrentHashMap<>();
     /** The nodes that said they stopped taking part after a failed vote-log save (quorum), until restarted. */
     private final Set<String> stopped = ConcurrentHashMap.newKeySet();
@@ -75,7 +74,6 @@ final class ChaosRun implements AutoCloseable {
             String name = "w" + (w + 1);
             String url = "ws://" + LoopbackPorts.HOST + ":" + ports.get(settings.nodes() + w);
             workerUrls.add(url);
-            workerNames.put(url, name);
             workers.add(new ChaosNode("worker", name, url, workerArgs(ports.get(settings.nodes() + w)),
                     settings.dir().resolve(name + ".log"), this::recordWorker));
         }
@@ -678,6 +676,12 @@ final class ChaosRun implements AutoCloseable {
 
     private void restartDeadNodes() {
         for (ChaosNode node : nodes) {
+            if (node.isAlive() && node.isPaused()) {
+                // Only a node that stopped itself is still frozen here (a hook that fired after it was withdrawn):
+                // every fault the harness freezes a node with lets it go before its trial ends.
+                out.printf("trial %d: %s is still stopped; letting it go on%n", trial, node.name());
+                node.resume();
+            }
             if (!node.isAlive()) {
                 out.printf("trial %d: %s had exited; starting it again (see %s.log)%n", trial, node.name(),
                         node.name());
