@@ -37,6 +37,11 @@ import java.util.Set;
  *       the node, before it reaches the store, while later calls pass; {@code deliver} sends the oldest held call to
  *       the store then, and its answer to the caller, which timed out on it long before ({@link StoreCallFaults}).
  *       The {@code chaos-command} line of {@code deliver} says whether a call was held ({@code delivered}).</li>
+ *   <li>{@code pause-after-fenced-write}: on a node running the work cluster ({@code --workers}) on a store backend,
+ *       the node stops itself (SIGSTOP) right after the store accepts its next fenced write of an item's assignment,
+ *       before the {@code subscribe} goes to the worker ({@link WorkWritePause}); it prints a {@code chaos-command}
+ *       line with the {@code item}, {@code term} and {@code mono} first. {@code pause-after-fenced-write withdraw}
+ *       disarms it ({@code withdrawn}: whether it was still armed).</li>
  * </ul>
  *
  * <p>Each command that took effect is answered by a {@code chaos-command} line (with the peers cut off, for
@@ -49,19 +54,25 @@ final class ChaosCommands {
 
     private static final String USAGE = "expected 'partition HOST:PORT[,HOST:PORT...]', 'duplicate|reorder|delay MS"
             + " [HOST:PORT,...]', 'heal', 'vote-log fail-next-fsync|lose-next-write', 'straggle acquire|renew|release'"
-            + " or 'deliver'";
+            + ", 'deliver' or 'pause-after-fenced-write [withdraw]'";
 
     private final Optional<Partitions> partitions;
     private final Optional<MessageChaos> messages;
     private final Optional<VoteLogFaults> voteLog;
     private final Optional<StoreCallFaults> storeCalls;
+    private final Optional<WorkWritePause> workPause;
     private final EventJson json;
     private final JsonLines lines;
     private final Clock clock;
 
     ChaosCommands(NodeBackend backend, EventJson json, JsonLines lines, Clock clock) {
-        this(backend.partitions(), backend.messageChaos(), backend.voteLogFaults(), backend.storeCallFaults(), json,
-                lines, clock);
+        this(backend, Optional.empty(), json, lines, clock);
+    }
+
+    ChaosCommands(NodeBackend backend, Optional<WorkWritePause> workPause, EventJson json, JsonLines lines,
+            Clock clock) {
+        this(backend.partitions(), backend.messageChaos(), backend.voteLogFaults(), backend.storeCallFaults(),
+                workPause, json, lines, clock);
     }
 
     ChaosCommands(Optional<Partitions> partitions, Optional<MessageChaos> messages, Optional<VoteLogFaults> voteLog,
@@ -71,6 +82,13 @@ final class ChaosCommands {
 
     ChaosCommands(Optional<Partitions> partitions, Optional<MessageChaos> messages, Optional<VoteLogFaults> voteLog,
             Optional<StoreCallFaults> storeCalls, EventJson json, JsonLines lines, Clock clock) {
+        this(partitions, messages, voteLog, storeCalls, Optional.empty(), json, lines, clock);
+    }
+
+    ChaosCommands(Optional<Partitions> partitions, Optional<MessageChaos> messages, Optional<VoteLogFaults> voteLog,
+            Optional<StoreCallFaults> storeCalls, Optional<WorkWritePause> workPause, EventJson json, JsonLines lines,
+            Clock clock) {
+        this.workPause = workPause;
         this.partitions = partitions;
         this.messages = messages;
         this.voteLog = voteLog;
@@ -151,6 +169,19 @@ final class ChaosCommands {
                     expect(words.length == 1, "takes no argument");
                     boolean delivered = storeCalls().deliver();
                     lines.write(EventJson.stampField(json.chaosCommand(text, clock.instant()), "delivered", delivered));
+                }
+                case "pause-after-fenced-write" -> {
+                    expect(words.length <= 2, "takes nothing, or 'withdraw'");
+                    WorkWritePause pause = workPause.orElseThrow(() -> new IllegalArgumentException("applies to a "
+                            + "node that runs the work cluster (--workers) on a store backend only"));
+                    if (words.length == 1) {
+                        pause.arm();
+                        lines.write(json.chaosCommand(text, clock.instant()));
+                    } else {
+                        expect(words[1].equalsIgnoreCase("withdraw"), "takes nothing, or 'withdraw'");
+                        lines.write(EventJson.stampField(json.chaosCommand(text, clock.instant()), "withdrawn",
+                                pause.withdraw()));
+                    }
                 }
                 default -> lines.write(json.error("unknown command '" + text + "' (" + USAGE + ")",
                         clock.instant()));

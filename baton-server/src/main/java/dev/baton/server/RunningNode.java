@@ -67,6 +67,8 @@ final class RunningNode {
     private final Election election;
     private final FencedWriter fencedWriter;
     private final NodeWorkCluster work;
+    /** {@code --chaos-hooks} with {@code --workers} on a store backend: the {@code pause-after-fenced-write} switch. */
+    private final WorkWritePause workPause;
     /** The work cluster's replicated maps on a serverless backend with {@code --workers}; else null. */
     private final ServerlessWorkStore replicated;
     private final NodeApi api;
@@ -125,8 +127,11 @@ final class RunningNode {
                 : backend.store().map(CoordinationStore::maps);
         Optional<MessageBus> workBus = replicated != null ? workMaps.map(MessageBus.class::cast)
                 : backend.store().map(CoordinationStore::bus);
-        this.work = settings.work().map(w -> new NodeWorkCluster(w, itemsSource, election, workMaps.orElseThrow(),
-                workBus.orElseThrow(), clock, json, lines)).orElse(null);
+        this.workPause = settings.chaos().hooks() && settings.work().isPresent() && replicated == null
+                ? new WorkWritePause(workMaps.orElseThrow(), json, lines, clock) : null;
+        this.work = settings.work().map(w -> new NodeWorkCluster(w, itemsSource, election,
+                workPause != null ? workPause : workMaps.orElseThrow(), workBus.orElseThrow(), clock, json, lines))
+                .orElse(null);
         this.api = settings.http().isEmpty() ? null : NodeApi.create(settings.http().get(), election, backend.store(),
                 work != null ? workMaps : backend.store().map(CoordinationStore::maps), backend.describe(), registry,
                 metrics, replicated != null ? replicated.callTimeout(backend.callTimeout()) : backend.callTimeout(),
@@ -217,7 +222,7 @@ final class RunningNode {
         }
         lines.write(json.nodeStarted(settings, backend.describe(), ProcessHandle.current().pid(), clock.instant()));
         if (settings.chaos().hooks()) {
-            new ChaosCommands(backend, json, lines, clock).startReading(System.in);
+            new ChaosCommands(backend, Optional.ofNullable(workPause), json, lines, clock).startReading(System.in);
         }
         log.info("Node {} ({}) joining group {} on {} with {}", settings.nodeId(), settings.identifier(),
                 settings.group(), backend.describe(), settings.backend());

@@ -58,6 +58,11 @@ final class WorkerCommand implements Callable<Integer> {
                     + "it back and disconnects it as flooding. Never against a production leader.")
     boolean flood;
 
+    @Option(names = "--chaos-hooks", hidden = true,
+            description = "For the fault harness: one worker-command line per subscribe and unsubscribe judged, with "
+                    + "the item, the leader term, whether it was carried out and the real monotonic time.")
+    boolean chaosHooks;
+
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     @Override
@@ -78,7 +83,7 @@ final class WorkerCommand implements Callable<Integer> {
         SimulatedWorker worker;
         try {
             worker = SimulatedWorker.builder().host(host).port(port).detectionsPerSecond(detectionsPerSecond)
-                    .reportInterval(reportInterval).flood(flood).listener(new Printer(lines)).start();
+                    .reportInterval(reportInterval).flood(flood).listener(new Printer(lines, chaosHooks)).start();
         } catch (UncheckedIOException | IllegalStateException e) {
             throw CliError.usage("--port " + port + ": " + e.getMessage(), e);
         }
@@ -154,12 +159,44 @@ final class WorkerCommand implements Callable<Integer> {
         }
     }
 
-    /** One JSON line per command and per batch. */
+    /**
+     * One JSON line per command and per batch; with {@code --chaos-hooks} also one {@code worker-command} line per
+     * subscribe and unsubscribe judged, stamped with {@link System#nanoTime()} while the worker judges it, so the
+     * harness's history says which worker ran which item from when to when, on the clock every process of the machine
+     * shares.
+     */
     private static final class Printer implements SimulatedWorker.Listener {
         private final WorkerLines lines;
+        private final boolean chaosHooks;
 
-        Printer(WorkerLines lines) {
+        Printer(WorkerLines lines, boolean chaosHooks) {
             this.lines = lines;
+            this.chaosHooks = chaosHooks;
+        }
+
+        @Override
+        public void onJudged(String json, boolean carriedOut) {
+            long mono = System.nanoTime();
+            if (!chaosHooks) {
+                return;
+            }
+            com.fasterxml.jackson.databind.JsonNode message;
+            try {
+                message = MAPPER.readTree(json);
+            } catch (java.io.IOException e) {
+                return;
+            }
+            String type = message.path("type").asText("");
+            if (!type.equals("subscribe") && !type.equals("unsubscribe")) {
+                return;
+            }
+            ObjectNode line = lines.start("worker-command")
+                    .put("item", message.path("payload").path("subscriptionIdentifier").asText(""))
+                    .put("action", type.equals("subscribe") ? "start" : "stop")
+                    .put("leaderTerm", message.path("leaderTerm").asLong(0))
+                    .put("carriedOut", carriedOut)
+                    .put("mono", mono);
+            lines.write(line);
         }
 
         @Override

@@ -112,6 +112,11 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}).")
     Duration sentinelFailoverTimeout;
 
+    @Option(names = "--workers", paramLabel = "N",
+            description = "Simulated workers (baton worker processes) the nodes' work cluster runs the trials' work "
+                    + "items on, 0 to 5; 0 runs no work cluster (default: 2 on redis and postgresql, 0 elsewhere).")
+    Integer workers;
+
     @Option(names = "--out", paramLabel = "DIR",
             description = "Where node logs, history.jsonl and report.md go (default: a new temporary directory, kept).")
     Path out;
@@ -187,6 +192,14 @@ public final class ChaosCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw CliError.usage(e.getMessage());
         }
+        int runWorkers = workers != null ? workers : ChaosRunSettings.defaultWorkers(backend);
+        if (runWorkers < 0 || runWorkers > 5) {
+            throw CliError.usage("--workers: expected 0 to 5, got " + runWorkers);
+        }
+        if (runWorkers > 0 && !ChaosRunSettings.supportsWorkers(backend)) {
+            throw CliError.usage("--workers: only redis and postgresql run the work cluster in the harness (their "
+                    + "nodes keep work items in the store they share); use --workers 0 on " + backend);
+        }
         long runSeed = seed != null ? seed : new SecureRandom().nextLong() & Long.MAX_VALUE;
         Path dir = out != null ? out : temporaryDirectory();
         try {
@@ -195,7 +208,7 @@ public final class ChaosCommand implements Callable<Integer> {
             throw CliError.usage("--out: cannot create " + dir + ": " + e.getMessage());
         }
         return new ChaosRunSettings(backend, trials, runSeed, nodes, naive, Optional.ofNullable(onlyTrial),
-                List.copyOf(chosen), inTurn, dir, sentinel, shape);
+                List.copyOf(chosen), inTurn, dir, sentinel, shape, runWorkers);
     }
 
     /** Starts the backend's servers; a fault the backend does not support is a usage error. */
@@ -225,9 +238,14 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "could not: " + e.getMessage()
                     + " (install redis-server, PostgreSQL or etcd-server, e.g. with apt-get)");
         }
-        List<FaultKind> supported = new ArrayList<>(target.faults());
+        List<FaultKind> supported = new ArrayList<>(ChaosRun.drawnFaults(target, settings.workers()));
         supported.addAll(target.faultsOnRequest());
         List<FaultKind> unsupported = settings.faults().stream().filter(f -> !supported.contains(f)).toList();
+        if (settings.workers() == 0 && unsupported.stream().anyMatch(ChaosRun.WORKER_FAULTS::contains)) {
+            target.close();
+            throw CliError.usage("--faults: " + ChaosRun.WORKER_FAULTS.stream().map(FaultKind::wireName).toList()
+                    + " need workers (--workers 1 or more)");
+        }
         if (!unsupported.isEmpty()) {
             target.close();
             throw CliError.usage("--faults: " + unsupported.stream().map(FaultKind::wireName).toList() + " not supported "

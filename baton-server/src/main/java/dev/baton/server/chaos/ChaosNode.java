@@ -30,6 +30,7 @@ final class ChaosNode implements AutoCloseable {
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Duration EXIT_WAIT = Duration.ofSeconds(10);
 
+    private final String subcommand;
     private final String name;
     private final String id;
     private final List<String> args;
@@ -46,6 +47,15 @@ final class ChaosNode implements AutoCloseable {
     }
 
     ChaosNode(String name, String id, List<String> args, Path log, Recorder recorder) {
+        this("node", name, id, args, log, recorder);
+    }
+
+    /**
+     * A child of {@code baton SUBCOMMAND} instead of {@code baton node}: the simulated workers ({@code worker}) run as
+     * processes of their own too, so that killing the run kills them, and their lines reach the history the same way.
+     */
+    ChaosNode(String subcommand, String name, String id, List<String> args, Path log, Recorder recorder) {
+        this.subcommand = subcommand;
         this.name = name;
         this.id = id;
         this.args = List.copyOf(args);
@@ -66,7 +76,7 @@ final class ChaosNode implements AutoCloseable {
     /** Starts a new incarnation of the node. */
     synchronized void start() {
         List<String> command = new ArrayList<>();
-        command.add("node");
+        command.add(subcommand);
         command.addAll(args);
         Process started;
         try {
@@ -138,6 +148,16 @@ final class ChaosNode implements AutoCloseable {
     synchronized void pause() {
         if (isAlive() && !paused) {
             signal("STOP");
+            paused = true;
+        }
+    }
+
+    /**
+     * The node stopped itself (SIGSTOP of its own process, a hook's fault), as it said on its stdout: from now on it
+     * counts as frozen, and {@link #resume()} lets it go on.
+     */
+    synchronized void stoppedItself() {
+        if (isAlive()) {
             paused = true;
         }
     }

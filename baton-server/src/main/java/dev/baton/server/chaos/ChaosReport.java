@@ -65,13 +65,13 @@ final class ChaosReport {
     /**
      * Runs {@code checkers} over {@code history} and reports the run under {@code title} (e.g. the backend). An
      * expected checker runs only if some trial's fault breaks an assumption; otherwise it has nothing to look at and
-     * no row.
+     * no row; nor does a checker with nothing to look at in this history ({@link Checker#appliesTo}).
      */
     static ChaosReport run(String title, History history, List<Checker> checkers) {
         boolean assumptionBroken = assumptionBrokenTrials(history) > 0;
         List<CheckerResult> results = new ArrayList<>();
         for (Checker checker : checkers) {
-            if (checker.kind() != Checker.Kind.EXPECTED || assumptionBroken) {
+            if ((checker.kind() != Checker.Kind.EXPECTED || assumptionBroken) && checker.appliesTo(history)) {
                 results.add(CheckerResult.of(checker, history));
             }
         }

@@ -40,6 +40,12 @@ final class ChaosRun implements AutoCloseable {
     /** The group every node runs in; a target whose faults aim at the group's data (its cluster slot) needs it. */
     static final String GROUP = "chaos";
     private static final long FENCED_WRITE_INTERVAL_MS = 100;
+    /** The faults that need the work cluster, drawn only in runs with workers. */
+    static final List<FaultKind> WORKER_FAULTS = List.of(FaultKind.PAUSE_AFTER_FENCED_WRITE);
+    /** How long the harness waits for an armed leader to write an assignment and stop itself. */
+    private static final Duration SELF_STOP_WAIT = Duration.ofSeconds(3);
+    /** How often a simulated worker reports its state to the leader. */
+    static final Duration WORKER_REPORT_INTERVAL = Duration.ofMillis(500);
 
     private final ChaosRunSettings settings;
     private final ChaosTarget target;
@@ -48,11 +54,15 @@ final class ChaosRun implements AutoCloseable {
     private final NodeHttp http = new NodeHttp();
     private final List<ChaosNode> nodes = new ArrayList<>();
     private final List<Integer> httpPorts;
+    /** The simulated workers ({@code --workers}): {@code baton worker} processes, named {@code w1}, {@code w2}, ... */
+    private final List<ChaosNode> workers = new ArrayList<>();
     private final Map<String, Long> held = new ConcurrentHashMap<>();
     /** The nodes that said they stopped taking part after a failed vote-log save (quorum), until restarted. */
     private final Set<String> stopped = ConcurrentHashMap.newKeySet();
     /** The nodes whose current process printed {@code node-started}: it reached its store and runs its election. */
     private final Set<String> started = ConcurrentHashMap.newKeySet();
+    /** The nodes that stopped themselves after a fenced write ({@code pause-after-fenced-write}), and when. */
+    private final Map<String, Long> selfStopped = new ConcurrentHashMap<>();
     private final FenceResource fence;
     private volatile int trial;
     /** How many leadership-lost lines the nodes have printed: an aimed trial waits for the next one. */
@@ -64,7 +74,16 @@ final class ChaosRun implements AutoCloseable {
         this.settings = settings;
         this.target = target;
         this.out = out;
-        this.httpPorts = LoopbackPorts.free(settings.nodes());
+        List<Integer> ports = LoopbackPorts.free(settings.nodes() + settings.workers());
+        this.httpPorts = ports.subList(0, settings.nodes());
+        List<String> workerUrls = new ArrayList<>();
+        for (int w = 0; w < settings.workers(); w++) {
+            String name = "w" + (w + 1);
+            String url = "ws://" + LoopbackPorts.HOST + ":" + ports.get(settings.nodes() + w);
+            workerUrls.add(url);
+            workers.add(new ChaosNode("worker", name, url, workerArgs(ports.get(settings.nodes() + w)),
+                    settings.dir().resolve(name + ".log"), this::recordWorker));
+        }
         boolean needsResource = settings.naive() || !target.fencesInStore();
         this.fence = needsResource ? FenceResource.start(!settings.naive()) : null;
         Random run = new Random(settings.seed());
@@ -80,6 +99,9 @@ final class ChaosRun implements AutoCloseable {
             if (settings.naive()) {
                 args.add("--naive");
             }
+            if (!workerUrls.isEmpty()) {
+                args.addAll(List.of("--workers", String.join(",", workerUrls)));
+            }
             if (i == skewed) {
                 args.addAll(List.of("--clock-rate", Double.toString(rate)));
             }
@@ -92,8 +114,19 @@ final class ChaosRun implements AutoCloseable {
                 settings.naive() ? "NAIVE mode (no local deadline, no fencing)" : "Baton's safety rules on");
     }
 
+    /**
+     * A worker's flags: a state report every 500 ms (the leader sees a stray copy that soon), no detection results
+     * (nothing reads them), no drain when the run stops it, and a {@code worker-command} line per command it judges.
+     */
+    private static List<String> workerArgs(int port) {
+        return List.of("--host", LoopbackPorts.HOST, "--port", Integer.toString(port), "--report-interval",
+                WORKER_REPORT_INTERVAL.toMillis() + "ms", "--detections-per-second", "0", "--drain-timeout", "0s",
+                "--chaos-hooks");
+    }
+
     /** Runs every trial (or the one asked for) and returns the history. */
     History run() {
+        workers.forEach(ChaosNode::start);
         nodes.forEach(ChaosNode::start);
         if (awaitLeader(FIRST_LEADER) < 0) {
             throw new ChaosException("no leader within " + FIRST_LEADER.toSeconds() + " s of starting the nodes; "
@@ -121,7 +154,8 @@ final class ChaosRun implements AutoCloseable {
     private void runTrial(int number) {
         trial = number;
         Random random = trialRandom(settings.seed(), number);
-        List<FaultKind> faults = settings.faults().isEmpty() ? target.faults() : settings.faults();
+        List<FaultKind> faults = settings.faults().isEmpty() ? drawnFaults(target, settings.workers())
+                : settings.faults();
         int draw = random.nextInt(faults.size());
         FaultKind fault = faults.get(settings.inTurn() ? (number - 1) % faults.size() : draw);
         restartDeadNodes();
@@ -154,6 +188,7 @@ final class ChaosRun implements AutoCloseable {
         long healed = System.nanoTime();
         long leaderAt = awaitLeader(target.leaderBound().plusSeconds(5));
         readBack(items);
+        deleteItems(items);
         long end = System.nanoTime();
         if (injected.targets().isEmpty()) {
             history.append(new HistoryEvent.Fault(number, fault, null, start, injected.end()));
@@ -171,6 +206,19 @@ final class ChaosRun implements AutoCloseable {
                 injected.targets().isEmpty() ? "" : "on " + String.join("+", injected.targets()),
                 (healed - start) / 1_000_000,
                 leaderAt < 0 ? "NOT seen" : (Math.max(0, leaderAt - healed) / 1_000_000) + " ms");
+    }
+
+    /**
+     * The faults a trial draws from without {@code --faults}: the target's, and with workers the faults that need the
+     * work cluster, appended so that a run without workers draws exactly as before.
+     */
+    static List<FaultKind> drawnFaults(ChaosTarget target, int workers) {
+        if (workers == 0) {
+            return target.faults();
+        }
+        List<FaultKind> faults = new ArrayList<>(target.faults());
+        faults.addAll(WORKER_FAULTS);
+        return List.copyOf(faults);
     }
 
     /** What a trial injected: on which nodes (none for a fault of the store as a whole), and when it ended. */
@@ -439,8 +487,54 @@ final class ChaosRun implements AutoCloseable {
                 target.heal(FaultKind.STORE_BLACKHOLE);
                 return Fault.on(nodes.get(holder), System.nanoTime());
             }
+            case PAUSE_AFTER_FENCED_WRITE -> {
+                return pauseAfterFencedWrite(nodes.get(leaderOr(victim)), random, items);
+            }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }
+    }
+
+    /**
+     * The leader is armed to stop itself right after the store accepts its fenced write of an assignment, before the
+     * worker gets the {@code subscribe}; a new item makes it write one. Once another node holds a newer term (and a
+     * moment more, for it to reach the workers) the harness lets the old leader go on, and the {@code subscribe} that
+     * goes out then is a deposed leader's. If no assignment was written in time the hook is withdrawn and the trial is a
+     * plain hold.
+     */
+    private Fault pauseAfterFencedWrite(ChaosNode leader, Random random, List<String> items) {
+        Long term = held.get(leader.name());
+        selfStopped.remove(leader.name());
+        leader.command("pause-after-fenced-write");
+        writeItem(items);
+        long deadline = System.nanoTime() + SELF_STOP_WAIT.toNanos();
+        while (!selfStopped.containsKey(leader.name()) && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        Long stoppedAt = selfStopped.get(leader.name());
+        if (stoppedAt == null) {
+            leader.command("pause-after-fenced-write withdraw");
+            out.printf("trial %d: %s wrote no assignment within %d s; the hook is withdrawn%n", trial, leader.name(),
+                    SELF_STOP_WAIT.toSeconds());
+            hold(between(random, 500, 1500), items);
+            return Fault.on(leader, System.nanoTime());
+        }
+        long successorBy = System.nanoTime() + target.leaderBound().plus(target.leaseTtl()).toNanos();
+        while (!ledByAnotherAbove(leader, term) && System.nanoTime() - successorBy < 0) {
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        out.printf("trial %d: %s stopped itself after a fenced write; %s%n", trial, leader.name(),
+                ledByAnotherAbove(leader, term) ? "another node leads now" : "no other node took over in time");
+        hold(between(random, 300, 1000), items);
+        leader.resume();
+        long end = System.nanoTime();
+        history.append(new HistoryEvent.Pause(trial, leader.name(), Math.min(stoppedAt, end), end));
+        return Fault.on(leader, end);
+    }
+
+    /** Whether a node other than {@code node} holds a term above {@code term} (any, if {@code term} is null). */
+    private boolean ledByAnotherAbove(ChaosNode node, Long term) {
+        return held.entrySet().stream().anyMatch(e -> !e.getKey().equals(node.name())
+                && (term == null || e.getValue() > term));
     }
 
     /**
@@ -667,6 +761,46 @@ final class ChaosRun implements AutoCloseable {
         }
     }
 
+    /**
+     * With workers, deletes the trial's items through the node that leads, so that the workers stop them and the next
+     * trial's items are the only ones placed; without workers the items stay, as they always did. Bounded: an item
+     * whose delete finds no leader within the read-back time stays (the next leader's workers keep running it, which
+     * the one-worker-per-item checker still watches).
+     */
+    private void deleteItems(List<String> items) {
+        if (workers.isEmpty()) {
+            return;
+        }
+        for (String id : items) {
+            long deadline = System.nanoTime() + READ_BACK.toNanos();
+            boolean deleted = false;
+            while (!deleted && System.nanoTime() - deadline < 0) {
+                int leader = currentLeader();
+                deleted = leader >= 0 && http.deleteItem(httpPorts.get(leader), id);
+                if (!deleted) {
+                    sleepNanos(Duration.ofMillis(100).toNanos());
+                }
+            }
+            if (!deleted) {
+                out.printf("trial %d: item %s could not be deleted (no leader answered)%n", trial, id);
+            }
+        }
+    }
+
+    /** Turns a worker's {@code worker-command} line into history. */
+    private void recordWorker(ChaosNode worker, JsonNode line) {
+        if (!line.path("event").asText().equals("worker-command")) {
+            return;
+        }
+        String item = line.path("item").asText("");
+        if (item.isEmpty()) {
+            return;
+        }
+        history.append(new HistoryEvent.WorkerCommand(trial, worker.name(), item,
+                line.path("action").asText().equals("start"), line.path("leaderTerm").asLong(),
+                line.path("carriedOut").asBoolean(), line.path("mono").asLong(System.nanoTime())));
+    }
+
     private void releaseLeader() {
         int leader = currentLeader();
         if (leader >= 0) {
@@ -703,6 +837,12 @@ final class ChaosRun implements AutoCloseable {
 
     private void restartDeadNodes() {
         for (ChaosNode node : nodes) {
+            if (node.isAlive() && node.isPaused()) {
+                // Only a node that stopped itself is still frozen here (a hook that fired after it was withdrawn):
+                // every fault the harness freezes a node with lets it go before its trial ends.
+                out.printf("trial %d: %s is still stopped; letting it go on%n", trial, node.name());
+                node.resume();
+            }
             if (!node.isAlive()) {
                 out.printf("trial %d: %s had exited; starting it again (see %s.log)%n", trial, node.name(),
                         node.name());
@@ -738,6 +878,12 @@ final class ChaosRun implements AutoCloseable {
                     line.hasNonNull("answered") ? line.path("answered").asLong() : null,
                     HistoryEvent.Outcome.of(line.path("outcome").asText("unknown"))));
             case "node-started" -> started.add(node.name());
+            case "chaos-command" -> {
+                if (line.path("command").asText().equals("pause-after-fenced-write") && line.has("item")) {
+                    node.stoppedItself();
+                    selfStopped.put(node.name(), mono);
+                }
+            }
             case "error" -> {
                 if (line.path("message").asText().contains("takes no further part in elections")) {
                     stopped.add(node.name());
@@ -816,11 +962,15 @@ final class ChaosRun implements AutoCloseable {
         }
     }
 
-    /** Stops every node (gracefully), the fenced resource and the backend's servers. */
+    /** Stops every node (gracefully), the workers, the fenced resource and the backend's servers. */
     @Override
     public void close() {
         try {
-            nodes.forEach(ChaosNode::close);
+            try {
+                nodes.forEach(ChaosNode::close);
+            } finally {
+                workers.forEach(ChaosNode::close);
+            }
         } finally {
             try {
                 if (fence != null) {

@@ -22,26 +22,47 @@ import java.util.Optional;
  * @param dir       where node logs, the history and the report go
  * @param sentinel  the Redis Sentinel deployment's settings ({@code redis-sentinel} only)
  * @param shape     whether trials add a second fault and aim at hand-overs ({@code --multi-fault}, {@code --aim})
+ * @param workers   how many simulated workers ({@code baton worker}) the nodes' work cluster runs items on; 0 for
+ *                  none, the runs from before workers were added
  */
 record ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
-        List<FaultKind> faults, boolean inTurn, Path dir, SentinelSettings sentinel, TrialShape shape) {
+        List<FaultKind> faults, boolean inTurn, Path dir, SentinelSettings sentinel, TrialShape shape, int workers) {
 
-    /** Settings with the Sentinel deployment's defaults. */
+    /** Settings with the Sentinel deployment's defaults, and no workers. */
     ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
             List<FaultKind> faults, boolean inTurn, Path dir) {
         this(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, SentinelSettings.defaults());
     }
 
-    /** Settings with one fault per trial, not aimed. */
+    /** Settings with one fault per trial, not aimed, and no workers. */
     ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
             List<FaultKind> faults, boolean inTurn, Path dir, SentinelSettings sentinel) {
-        this(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, sentinel, TrialShape.single());
+        this(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, sentinel, TrialShape.single(), 0);
     }
 
     /** These settings with trials shaped by {@code trialShape}. */
     ChaosRunSettings withShape(TrialShape trialShape) {
         return new ChaosRunSettings(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, sentinel,
-                trialShape);
+                trialShape, workers);
+    }
+
+    /** These settings with {@code count} simulated workers. */
+    ChaosRunSettings withWorkers(int count) {
+        return new ChaosRunSettings(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, sentinel,
+                shape, count);
+    }
+
+    /**
+     * How many workers {@code backend} runs unless told otherwise: 2 where the nodes keep work items in the store they
+     * share ({@code redis}, {@code postgresql}), so the work cluster places them; 0 elsewhere.
+     */
+    static int defaultWorkers(String backend) {
+        return supportsWorkers(backend) ? 2 : 0;
+    }
+
+    /** Whether {@code --workers} above 0 is possible on {@code backend}. */
+    static boolean supportsWorkers(String backend) {
+        return backend.equals("redis") || backend.equals("postgresql");
     }
 
     /**

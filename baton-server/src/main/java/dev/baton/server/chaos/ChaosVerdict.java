@@ -82,6 +82,9 @@ final class ChaosVerdict {
         if (settings.shape().aim() != TrialShape.Aim.NONE) {
             command.append(" --aim ").append(settings.shape().aim().label());
         }
+        if (settings.workers() != ChaosRunSettings.defaultWorkers(settings.backend())) {
+            command.append(" --workers ").append(settings.workers());
+        }
         ChaosRunSettings.SentinelSettings sentinel = settings.sentinel();
         if (sentinel.waitReplicas() > 0) {
             command.append(" --wait-replicas ").append(sentinel.waitReplicas());

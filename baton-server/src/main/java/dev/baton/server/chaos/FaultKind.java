@@ -145,7 +145,14 @@ enum FaultKind {
      * for an acquire once the node leads on a later call: the store then grants the node a newer term it never asked
      * for in time. What a statement queued behind a slow one in a connection pool does.
      */
-    STORE_CALL_STRAGGLER("store-call-straggler", false, false);
+    STORE_CALL_STRAGGLER("store-call-straggler", false, false),
+    /**
+     * Only with workers: the leader stops itself (SIGSTOP, its {@code pause-after-fenced-write} hook) right after the
+     * store accepted its fenced write of an item's assignment and before the {@code subscribe} goes to the worker; the
+     * harness lets it go on once another node leads, so the command that then goes out is a deposed leader's. Last in
+     * the list, so that runs without workers draw as before.
+     */
+    PAUSE_AFTER_FENCED_WRITE("pause-after-fenced-write", false, false);
 
     private final String wireName;
     private final boolean canLoseData;

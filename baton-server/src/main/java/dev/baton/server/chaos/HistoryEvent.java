@@ -15,7 +15,7 @@ import java.util.Objects;
  *
  * <p>In the history file each event is one JSON object on its own line, with a {@code type} field naming the kind of
  * event ({@code acquired}, {@code lost}, {@code valid-until}, {@code write}, {@code item-write}, {@code item-read}, {@code crash},
- * {@code pause}, {@code fault}, {@code trial}) and the record's components as the other fields.
+ * {@code pause}, {@code fault}, {@code trial}, {@code worker-command}) and the record's components as the other fields.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
@@ -29,6 +29,7 @@ import java.util.Objects;
     @JsonSubTypes.Type(value = HistoryEvent.Pause.class, name = "pause"),
     @JsonSubTypes.Type(value = HistoryEvent.Fault.class, name = "fault"),
     @JsonSubTypes.Type(value = HistoryEvent.Trial.class, name = "trial"),
+    @JsonSubTypes.Type(value = HistoryEvent.WorkerCommand.class, name = "worker-command"),
 })
 sealed interface HistoryEvent {
 
@@ -228,6 +229,25 @@ sealed interface HistoryEvent {
         @Override
         public long time() {
             return start;
+        }
+    }
+
+    /**
+     * At {@code mono}, {@code worker} judged a command of the leader of {@code leaderTerm} (0: none carried) to start
+     * ({@code start}) or stop running {@code item}, and carried it out or, as a deposed leader's, refused it. Only
+     * carried-out commands change what runs where.
+     */
+    record WorkerCommand(int trial, String worker, String item, boolean start, long leaderTerm, boolean carriedOut,
+            long mono) implements HistoryEvent {
+        public WorkerCommand {
+            requireTrial(trial);
+            requireName(worker, "worker");
+            requireName(item, "item");
+        }
+
+        @Override
+        public long time() {
+            return mono;
         }
     }
 

@@ -42,9 +42,13 @@ final class NodeHttp {
         }
     }
 
-    /** {@code PUT /work/items/{id}} with {@code value} as the item's stream URL's last segment. */
+    /**
+     * {@code PUT /work/items/{id}} with {@code value} as the item's stream URL's last segment. The item carries a
+     * model URL, which a node running the work cluster needs to place it on a worker (and any other node keeps).
+     */
     HistoryEvent.Outcome putItem(int port, String id, String value) {
-        String body = "{\"rtspUrl\":\"rtsp://chaos/" + value + "\",\"modelId\":1,\"modelName\":\"chaos\"}";
+        String body = "{\"rtspUrl\":\"rtsp://chaos/" + value + "\",\"modelId\":1,\"modelName\":\"chaos\","
+                + "\"modelUrl\":\"https://models.invalid/chaos.onnx\"}";
         try {
             HttpResponse<String> response = client.send(request(port, "/work/items/" + id)
                     .header("Content-Type", "application/json")
@@ -58,6 +62,20 @@ final class NodeHttp {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return HistoryEvent.Outcome.UNKNOWN;
+        }
+    }
+
+    /** {@code DELETE /work/items/{id}}; whether the node said the item is gone (deleted now, or there was none). */
+    boolean deleteItem(int port, String id) {
+        try {
+            HttpResponse<String> response = client.send(request(port, "/work/items/" + id).DELETE().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() / 100 == 2 || response.statusCode() == 404;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -61,7 +61,8 @@ final class SecondFault {
         switch (kind) {
             case NONE -> { }
             case KILL_NODE, PAUSE_NODE -> parts.add(Part.NODE_PROCESS);
-            case VOTE_LOG_TORN, VOTE_LOG_EIO -> parts.addAll(EnumSet.of(Part.NODE_PROCESS, Part.NODE_HOOKS));
+            case VOTE_LOG_TORN, VOTE_LOG_EIO, PAUSE_AFTER_FENCED_WRITE ->
+                    parts.addAll(EnumSet.of(Part.NODE_PROCESS, Part.NODE_HOOKS));
             case PARTITION_ONE, PARTITION_TWO, PEER_MESSAGE_CHAOS, STORE_CALL_STRAGGLER -> parts.add(Part.NODE_HOOKS);
             case STORE_LATENCY, STORE_BLACKHOLE, STORE_RESET, STORE_LINK_STRAGGLER -> parts.add(Part.STORE_LINKS);
             // The link to the etcd leader: which member that is belongs to the store's servers.

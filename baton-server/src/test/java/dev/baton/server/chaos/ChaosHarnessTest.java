@@ -59,6 +59,28 @@ class ChaosHarnessTest {
         assertThat(verdict.text()).contains("replay trial", "--naive");
     }
 
+    @Test
+    void workersRunTheTrialsItemsAndEachItemRunsOnOneWorker() {
+        // The work cluster places each trial's items on two simulated workers through node faults that move the
+        // leadership, and a leader frozen between its fenced write of an assignment and the subscribe; the workers'
+        // own lines say what ran where, and the items are stopped when the trial deletes them.
+        ChaosRunSettings settings = new ChaosRunSettings("redis", 5, SEED, 3, false, Optional.empty(),
+                List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE, FaultKind.STORE_BLACKHOLE,
+                        FaultKind.PAUSE_AFTER_FENCED_WRITE), true, dir).withWorkers(2);
+
+        ChaosVerdict verdict = run(settings, ChaosCommand.open(settings));
+        History history = History.read(dir.resolve(ChaosVerdict.HISTORY_FILE));
+
+        assertThat(verdict.safe()).as(verdict.text()).isTrue();
+        assertThat(history.eventsOf(HistoryEvent.Pause.class)).as("the leader stopped itself after a fenced write")
+                .anySatisfy(pause -> assertThat(pause.trial()).isEqualTo(5));
+        assertThat(history.eventsOf(HistoryEvent.WorkerCommand.class))
+                .anySatisfy(command -> assertThat(command.start() && command.carriedOut()).isTrue())
+                .anySatisfy(command -> assertThat(!command.start() && command.carriedOut()).isTrue());
+        assertThat(verdict.report().results()).filteredOn(result -> result.checker().equals("one-worker-per-item"))
+                .singleElement().satisfies(result -> assertThat(result.violations()).isEmpty());
+    }
+
     private static ChaosVerdict run(ChaosRunSettings settings, ChaosTarget target) {
         History history;
         try (ChaosRun run = new ChaosRun(settings, target, System.out)) {

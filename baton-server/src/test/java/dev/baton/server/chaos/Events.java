@@ -81,6 +81,18 @@ final class Events {
         return new Fault(trial, kind, target, ms(startMs), ms(endMs));
     }
 
+    /** At {@code monoMs}, {@code worker} carried out a command of {@code term} to start or stop {@code item}. */
+    static HistoryEvent.WorkerCommand workerCommand(int trial, String worker, String item, boolean start, long term,
+            double monoMs) {
+        return new HistoryEvent.WorkerCommand(trial, worker, item, start, term, true, ms(monoMs));
+    }
+
+    /** The same command, refused by the worker as a deposed leader's. */
+    static HistoryEvent.WorkerCommand refusedCommand(int trial, String worker, String item, boolean start, long term,
+            double monoMs) {
+        return new HistoryEvent.WorkerCommand(trial, worker, item, start, term, false, ms(monoMs));
+    }
+
     /** A trial with no data loss whose leader came back {@code leaderAtMs} (null: never) with a 4-second bound. */
     static Trial trial(int trial, FaultKind kind, double startMs, double healedMs, double endMs, Double leaderAtMs) {
         return new Trial(trial, kind, kind.canLoseData(), ms(startMs), ms(healedMs), ms(endMs),

@@ -14,7 +14,7 @@ class LeaderAfterHealTest {
         assertThat(checker.safety()).isFalse();
         assertThat(Checker.standard()).filteredOn(Checker::safety).extracting(Checker::name).containsExactly(
                 "one-holder-per-term", "terms-rise", "exclusion", "fencing", "fence-linearizable",
-                "acknowledged-items-readable", "items-linearizable");
+                "acknowledged-items-readable", "items-linearizable", "one-worker-per-item");
     }
 
     @Test

@@ -57,6 +57,14 @@ public final class SimulatedWorker implements AutoCloseable {
         default void onCommand(String json) { }
 
         /**
+         * A JSON command was judged: {@code carriedOut} false means it was refused as a deposed leader's (its
+         * {@code leaderTerm} below a newer leader's). Called while the worker judges it, so one worker's verdicts come
+         * in the order they took effect; {@code json} is the command's text. Keep it short: no other command of this
+         * worker is judged meanwhile.
+         */
+        default void onJudged(String json, boolean carriedOut) { }
+
+        /**
          * A report interval passed: {@code detections} results were sent since the last batch, per subscription.
          * Called once per report interval while a backend is connected.
          */
@@ -363,7 +371,8 @@ public final class SimulatedWorker implements AutoCloseable {
 
     private void onMessage(WebSocket conn, String text) {
         listener.onCommand(text);
-        protocol.onCommand(conn, text, reply -> sender.send(conn, reply));
+        protocol.onCommand(conn, text, reply -> sender.send(conn, reply),
+                carriedOut -> listener.onJudged(text, carriedOut));
         String reason = drainReason;
         if (reason != null && "requestState".equals(WorkerJson.typeOf(text))) {
             sender.send(conn, WorkerJson.draining(reason)); // a new backend connection: announce it there too

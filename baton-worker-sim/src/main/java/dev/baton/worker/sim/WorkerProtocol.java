@@ -44,14 +44,28 @@ final class WorkerProtocol {
     /**
      * Records a command that came on {@code connection} and answers it as a worker does; text that is not JSON is
      * recorded and ignored. Judging the term and carrying the command out are one step, so a newer leader's command
-     * on another connection cannot slip in between.
+     * on another connection cannot slip in between; {@code judged} hears the verdict inside that step, so that the
+     * verdicts of one worker are told in the order they took effect.
      */
-    synchronized void onCommand(Object connection, String text, Reply reply) {
+    synchronized void onCommand(Object connection, String text, Reply reply, Judged judged) {
         received.add(text);
         JsonNode message = WorkerJson.read(text);
         if (message == null) {
             return;
         }
+        boolean admitted = judge(connection, text, message);
+        judged.verdict(admitted);
+        if (admitted) {
+            carryOut(message, reply);
+        }
+    }
+
+    /** Told whether a command was carried out, while no other command can take effect. */
+    interface Judged {
+        void verdict(boolean carriedOut);
+    }
+
+    private boolean judge(Object connection, String text, JsonNode message) {
         String type = message.path("type").asText("");
         long term = LeaderTermFence.termOf(message);
         if (!fence.admit(connection, term)) {
@@ -62,8 +76,13 @@ final class WorkerProtocol {
                 log.info("refused {} of leader term {}: a leader of term {} is connected", type, term,
                         fence.newestTerm());
             }
-            return;
+            return false;
         }
+        return true;
+    }
+
+    private void carryOut(JsonNode message, Reply reply) {
+        String type = message.path("type").asText("");
         JsonNode payload = message.path("payload");
         switch (type) {
             case "subscribe" -> {
