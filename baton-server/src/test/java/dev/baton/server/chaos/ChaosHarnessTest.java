@@ -23,6 +23,9 @@ class ChaosHarnessTest {
     /** The naive run's trials. */
     private static final int NAIVE_TRIALS = 6;
     private static final long SEED = 20261124L;
+    /** The faults of the run with workers: node faults that move the leadership, and the worker-only fault. */
+    static final List<FaultKind> WITH_WORKERS = List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE,
+            FaultKind.STORE_BLACKHOLE, FaultKind.PAUSE_AFTER_FENCED_WRITE);
 
     @TempDir
     Path dir;
@@ -65,8 +68,7 @@ class ChaosHarnessTest {
         // leadership, and a leader frozen between its fenced write of an assignment and the subscribe; the workers'
         // own lines say what ran where, and the items are stopped when the trial deletes them.
         ChaosRunSettings settings = new ChaosRunSettings("redis", 5, SEED, 3, false, Optional.empty(),
-                List.of(FaultKind.NONE, FaultKind.KILL_NODE, FaultKind.PAUSE_NODE, FaultKind.STORE_BLACKHOLE,
-                        FaultKind.PAUSE_AFTER_FENCED_WRITE), true, dir).withWorkers(2);
+                WITH_WORKERS, true, dir).withWorkers(2);
 
         ChaosVerdict verdict = run(settings, ChaosCommand.open(settings));
         History history = History.read(dir.resolve(ChaosVerdict.HISTORY_FILE));

@@ -38,6 +38,7 @@ class EveryFaultKindRunsInTheBuildTest {
         assertThat(EtcdChaosTest.TRIALS).as("etcd's faults taken in turn").isGreaterThanOrEqualTo(
                 EtcdTarget.FAULTS.size());
         run.addAll(EtcdTarget.FAULTS);
+        run.addAll(ChaosHarnessTest.WITH_WORKERS);
         run.addAll(ReplicatedStoreChaosTest.SENTINEL_FAILOVERS);
         run.addAll(ReplicatedStoreChaosTest.STANDBY_PROMOTIONS);
         run.addAll(StoreClockChaosTest.WITHIN_THE_ASSUMPTIONS);

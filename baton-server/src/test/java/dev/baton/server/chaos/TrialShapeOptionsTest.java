@@ -30,7 +30,8 @@ class TrialShapeOptionsTest {
     @Test
     void theReplayCommandRepeatsTheTrialsShape() {
         ChaosRunSettings settings = new ChaosRunSettings("redis", 40, 1129, 3, false, Optional.empty(), List.of(),
-                false, dir).withShape(new TrialShape(0.5, TrialShape.Aim.HANDOVER));
+                false, dir).withShape(new TrialShape(0.5, TrialShape.Aim.HANDOVER))
+                .withWorkers(ChaosRunSettings.defaultWorkers("redis"));
 
         assertThat(ChaosVerdict.of(settings, History.of()).replay(7))
                 .isEqualTo("baton chaos --backend redis --seed 1129 --trials 40 --trial 7 --multi-fault 0.5 "
