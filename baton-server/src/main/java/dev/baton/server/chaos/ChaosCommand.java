@@ -128,10 +128,19 @@ public final class ChaosCommand implements Callable<Integer> {
         History history;
         String stopped = null;
         try (ChaosRun run = new ChaosRun(settings, open(settings), stdout)) {
+            // Interrupted (Ctrl-C, SIGTERM), the run still stops the processes and servers it started.
+            Thread stopOnSignal = new Thread(() -> {
+                stdout.printf("%nchaos: interrupted; stopping the nodes, workers and servers (no report; the node "
+                        + "logs are in %s)%n", settings.dir());
+                run.close();
+            }, "chaos-interrupted");
+            Runtime.getRuntime().addShutdownHook(stopOnSignal);
             try {
                 run.run();
             } catch (ChaosException e) {
                 stopped = e.getMessage();
+            } finally {
+                removeQuietly(stopOnSignal);
             }
             history = run.history();
         }
@@ -144,6 +153,15 @@ public final class ChaosCommand implements Callable<Integer> {
             throw CliError.failure("chaos: " + stopped);
         }
         return verdict.safe() ? BatonCli.EXIT_OK : BatonCli.EXIT_FAILURE;
+    }
+
+    /** Removes {@code hook}; once the JVM is shutting down the hook runs anyway, and that is fine. */
+    private static void removeQuietly(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook is running or about to: it stops what the run started
+        }
     }
 
     private ChaosRunSettings settings() {

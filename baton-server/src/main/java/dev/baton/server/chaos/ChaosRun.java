@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -67,6 +68,7 @@ final class ChaosRun implements AutoCloseable {
     private volatile int trial;
     /** How many leadership-lost lines the nodes have printed: an aimed trial waits for the next one. */
     private final AtomicInteger losses = new AtomicInteger();
+    private final AtomicBoolean closed = new AtomicBoolean();
     /** The trial's second fault until its first fault's first hold starts it, then while it is active. */
     private SecondFaultRun second;
 
@@ -962,9 +964,15 @@ final class ChaosRun implements AutoCloseable {
         }
     }
 
-    /** Stops every node (gracefully), the workers, the fenced resource and the backend's servers. */
+    /**
+     * Stops every node (gracefully), the workers, the fenced resource and the backend's servers. Once: the run's end
+     * and an interrupted run's shutdown hook may both call it.
+     */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         try {
             try {
                 nodes.forEach(ChaosNode::close);
