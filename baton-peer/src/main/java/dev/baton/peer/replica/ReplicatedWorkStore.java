@@ -371,14 +371,21 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
 
     /**
      * A leader's read waits for its catch-up; anyone else's answers from the replica at once, once the replica holds a
-     * state (a member that started empty waits for a leader's push first).
+     * state (a member that started empty waits for a leader's push first). So does a leader's read whose term ended
+     * before it caught up: the member may still hold no state.
      */
     private <T> CompletableFuture<T> read(Supplier<T> fromReplica, String what) {
         return bounded(onScheduler(() -> {
             LeaderTerm current = current();
             CompletableFuture<T> result = new CompletableFuture<>();
             if (current != null) {
-                current.whenSettled(() -> result.complete(fromReplica.get()));
+                current.whenSettled(() -> {
+                    if (local.holdsState()) {
+                        result.complete(fromReplica.get());
+                    } else {
+                        readsAwaitingState.add(() -> result.complete(fromReplica.get()));
+                    }
+                });
             } else if (local.holdsState()) {
                 result.complete(fromReplica.get());
             } else {
