@@ -546,9 +546,9 @@ final class ChaosRun implements AutoCloseable {
      * {@code replica-restart-empty}: a follower is killed and started again at once, so that its replica of the work
      * items comes back empty (they live in memory; its vote log, on disk, is kept). The moment it printed
      * {@code node-started} (its replica is running), before the leader has had much time to give it the state, the
-     * leader is killed too, held down for 0.5-3 s and started again (empty as well). The items acknowledged before
-     * (one is written as the trial starts) are then held by the third node only: a new leader's catch-up that counted
-     * an empty replica as a vote, or a read answered from one, would lose them. The follower's fault spans its crash to
+     * leader is killed too, held down for 0.5-3 s and started again (empty as well). What was acknowledged before
+     * (one item is written as the trial starts) may then be held by the third node only: a new leader's catch-up that
+     * counted an empty replica as a vote, or a read answered from one, would lose it. The follower's fault spans its crash to
      * its {@code node-started}; the leader's, its crash to its start.
      */
     private Fault restartReplicaEmpty(int victim, Random random, List<String> items) {
@@ -573,8 +573,8 @@ final class ChaosRun implements AutoCloseable {
         crash(killedLeader);
         out.printf("trial %d: %s restarted with an empty replica (%s %d ms after its kill), then %s killed (%s)%n",
                 trial, amnesiac.name(), up ? "started" : "NOT started", (rejoined - killed) / 1_000_000,
-                killedLeader.name(), head == now ? "the leader" : head == leader ? "the leader before the restart; "
-                        + "none now" : "no node led");
+                killedLeader.name(), head == now ? "the leader" : head == leader ? "the leader before the restart"
+                        : "no node led");
         hold(between(random, 500, 3000), items);
         long end = System.nanoTime();
         healSecondOnTheStore();
