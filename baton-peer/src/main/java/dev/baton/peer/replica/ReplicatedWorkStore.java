@@ -77,7 +77,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Reads are not fenced.</b> On a member that does not lead, reads answer from its own replica, which may lag the
  * leader's by the writes in flight (as a store's reads may lag a leader's writes). A member that started empty and
  * holds no state yet does not answer from its empty replica, which would show every acknowledged entry as missing:
- * its reads wait until a leader pushed it the state, and fail with a {@link StoreTimeoutException} if none did within
+ * its reads (and those it took while it led, if its term ended before it caught up) wait until a leader pushed it the
+ * state, and fail with a {@link StoreTimeoutException} if none did within
  * the write timeout.
  *
  * <p><b>Limits.</b> A catch-up sends the whole state in one message, so it must fit the transport's frame limit
@@ -371,14 +372,21 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
 
     /**
      * A leader's read waits for its catch-up; anyone else's answers from the replica at once, once the replica holds a
-     * state (a member that started empty waits for a leader's push first).
+     * state (a member that started empty waits for a leader's push first). So does a leader's read whose term ended
+     * before it caught up: the member may still hold no state.
      */
     private <T> CompletableFuture<T> read(Supplier<T> fromReplica, String what) {
         return bounded(onScheduler(() -> {
             LeaderTerm current = current();
             CompletableFuture<T> result = new CompletableFuture<>();
             if (current != null) {
-                current.whenSettled(() -> result.complete(fromReplica.get()));
+                current.whenSettled(() -> {
+                    if (local.holdsState()) {
+                        result.complete(fromReplica.get());
+                    } else {
+                        readsAwaitingState.add(() -> result.complete(fromReplica.get()));
+                    }
+                });
             } else if (local.holdsState()) {
                 result.complete(fromReplica.get());
             } else {

@@ -295,6 +295,31 @@ class ReplicatedWorkStoreTest {
     }
 
     @Test
+    void aReadOnALeaderThatRestartedEmptyAndWasDeposedBeforeItCaughtUpWaitsForAState() {
+        // What the fault harness found: the read waited for the term's catch-up, the term ended instead, and the read
+        // was answered from the empty replica, an acknowledged write shown as missing.
+        member(A).leads(1);
+        assertThat(done(write(member(A).put("camera-1", "rtsp://one", 1))).accepted()).isTrue();
+        network.partition(Set.of(A, B), Set.of(C));
+        restart(C);
+        member(A).leadership = null;
+        member(C).leads(2);   // alone, C cannot catch up
+
+        CompletableFuture<Optional<FencedValue>> read = member(C).store.mapGet(GROUP, MAP, "camera-1");
+        settle();
+        assertThat(read).isNotDone();
+        member(C).leadership = null;   // deposed before it caught up
+        settle();
+        assertThat(read).as("its replica is still empty").isNotDone();
+
+        network.heal();
+        member(B).leads(3);   // catches up from A and B, and pushes C the state
+        settle();
+        assertThat(done(read)).get().satisfies(v -> assertThat(new String(v.value(), StandardCharsets.UTF_8))
+                .isEqualTo("rtsp://one"));
+    }
+
+    @Test
     void aReadOnAMemberThatNoLeaderPushedAStateFailsAfterTheWriteTimeoutNamingWhy() {
         member(A).leads(1);
         assertThat(done(write(member(A).put("camera-1", "rtsp://one", 1))).accepted()).isTrue();

@@ -71,7 +71,8 @@ public final class ChaosCommand implements Callable<Integer> {
             description = "Only these faults, e.g. kill-node,store-restore-snapshot (default: every fault the "
                     + "backend supports, except the store-clock faults of redis and postgresql, which run only when "
                     + "named here: store-clock-step-small, store-clock-step-back, store-clock-skew and "
-                    + "store-clock-step-large, which breaks an assumption and is reported apart).")
+                    + "store-clock-step-large, which breaks an assumption and is reported apart; and quorum's "
+                    + "replica-restart-empty, which needs --workers).")
     List<String> faults;
 
     @Option(names = "--faults-in-turn",
@@ -114,7 +115,8 @@ public final class ChaosCommand implements Callable<Integer> {
 
     @Option(names = "--workers", paramLabel = "N",
             description = "Simulated workers (baton worker processes) the nodes' work cluster runs the trials' work "
-                    + "items on, 0 to 5; 0 runs no work cluster (default: 2 on redis and postgresql, 0 elsewhere).")
+                    + "items on, 0 to 5; 0 runs no work cluster (default: 2 on redis and postgresql, 0 elsewhere; "
+                    + "possible on quorum too, whose nodes then keep the items in their replicated work store).")
     Integer workers;
 
     @Option(names = "--out", paramLabel = "DIR",
@@ -215,8 +217,9 @@ public final class ChaosCommand implements Callable<Integer> {
             throw CliError.usage("--workers: expected 0 to 5, got " + runWorkers);
         }
         if (runWorkers > 0 && !ChaosRunSettings.supportsWorkers(backend)) {
-            throw CliError.usage("--workers: only redis and postgresql run the work cluster in the harness (their "
-                    + "nodes keep work items in the store they share); use --workers 0 on " + backend);
+            throw CliError.usage("--workers: only redis, postgresql and quorum run the work cluster in the harness "
+                    + "(their nodes keep work items in the store they share, or quorum's in its replicated work store)"
+                    + "; use --workers 0 on " + backend);
         }
         long runSeed = seed != null ? seed : new SecureRandom().nextLong() & Long.MAX_VALUE;
         Path dir = out != null ? out : temporaryDirectory();
@@ -243,7 +246,8 @@ public final class ChaosCommand implements Callable<Integer> {
                 case "postgresql-standby" -> new PostgresStandbyTarget(settings.nodes(),
                         StoreTimings.replicated());
                 case "redis-sentinel-zombie" -> new SentinelZombieTarget(StoreTimings.replicated(), settings.sentinel());
-                case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir());
+                case "quorum", "peer", "bully" -> new PeerTarget(settings.backend(), settings.nodes(), settings.dir(),
+                        settings.workers() > 0);
                 default -> throw new IllegalArgumentException(settings.backend());
             };
         } catch (StoreClock.UnavailableException e) {
@@ -263,6 +267,12 @@ public final class ChaosCommand implements Callable<Integer> {
             target.close();
             throw CliError.usage("--faults: " + ChaosRun.WORKER_FAULTS.stream().map(FaultKind::wireName).toList()
                     + " need workers (--workers 1 or more)");
+        }
+        if (settings.workers() == 0 && settings.faults().contains(FaultKind.REPLICA_RESTART_EMPTY)
+                && target.faultsOnRequest().contains(FaultKind.REPLICA_RESTART_EMPTY)) {
+            target.close();
+            throw CliError.usage("--faults: replica-restart-empty needs workers (--workers 1 or more): the nodes keep "
+                    + "work items in their replicated work store only when they run the work cluster");
         }
         if (!unsupported.isEmpty()) {
             target.close();

@@ -196,7 +196,8 @@ final class ChaosRun implements AutoCloseable {
             history.append(new HistoryEvent.Fault(number, fault, null, start, injected.end()));
         }
         for (String node : injected.targets()) {
-            history.append(new HistoryEvent.Fault(number, fault, node, start, injected.end()));
+            long[] span = injected.spans().getOrDefault(node, new long[] {start, injected.end()});
+            history.append(new HistoryEvent.Fault(number, fault, node, span[0], span[1]));
         }
         if (also != null) {
             also.record(history, number);
@@ -219,12 +220,19 @@ final class ChaosRun implements AutoCloseable {
             return target.faults();
         }
         List<FaultKind> faults = new ArrayList<>(target.faults());
-        faults.addAll(WORKER_FAULTS);
+        faults.addAll(target.workerFaults());
         return List.copyOf(faults);
     }
 
-    /** What a trial injected: on which nodes (none for a fault of the store as a whole), and when it ended. */
-    private record Fault(List<String> targets, long end) {
+    /**
+     * What a trial injected: on which nodes (none for a fault of the store as a whole), and when it ended; {@code spans}
+     * gives a node its own start and end where the fault hit its nodes one after the other.
+     */
+    private record Fault(List<String> targets, long end, Map<String, long[]> spans) {
+
+        Fault(List<String> targets, long end) {
+            this(targets, end, Map.of());
+        }
 
         static Fault onStore(long end) {
             return new Fault(List.of(), end);
@@ -492,6 +500,9 @@ final class ChaosRun implements AutoCloseable {
             case PAUSE_AFTER_FENCED_WRITE -> {
                 return pauseAfterFencedWrite(nodes.get(leaderOr(victim)), random, items);
             }
+            case REPLICA_RESTART_EMPTY -> {
+                return restartReplicaEmpty(victim, random, items);
+            }
             default -> throw new IllegalStateException("unhandled fault " + fault);
         }
     }
@@ -531,6 +542,48 @@ final class ChaosRun implements AutoCloseable {
         long end = System.nanoTime();
         history.append(new HistoryEvent.Pause(trial, leader.name(), Math.min(stoppedAt, end), end));
         return Fault.on(leader, end);
+    }
+
+    /**
+     * {@code replica-restart-empty}: a follower is killed and started again at once, so that its replica of the work
+     * items comes back empty (they live in memory; its vote log, on disk, is kept). The moment it printed
+     * {@code node-started} (its replica is running), before the leader has had much time to give it the state, the
+     * leader is killed too, held down for 0.5-3 s and started again (empty as well). What was acknowledged before
+     * (one item is written as the trial starts) may then be held by the third node only: a new leader's catch-up that
+     * counted an empty replica as a vote, or a read answered from one, would lose it. The follower's fault spans its crash to
+     * its {@code node-started}; the leader's, its crash to its start.
+     */
+    private Fault restartReplicaEmpty(int victim, Random random, List<String> items) {
+        int leader = currentLeader();
+        int follower = followerOr(victim, leader, random);
+        ChaosNode amnesiac = nodes.get(follower);
+        long killed = System.nanoTime();
+        crash(amnesiac);
+        amnesiac.start();
+        long deadline = System.nanoTime() + STEADY_LEADER.toNanos();
+        while (!started.contains(amnesiac.name()) && amnesiac.isAlive() && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        long rejoined = System.nanoTime();
+        boolean up = started.contains(amnesiac.name());
+        // The leader now, else the one before (if it was not the follower), else the node after the follower.
+        int now = currentLeader();
+        int head = now >= 0 && now != follower ? now
+                : leader >= 0 && leader != follower ? leader : (follower + 1) % nodes.size();
+        ChaosNode killedLeader = nodes.get(head);
+        long leaderKilled = System.nanoTime();
+        crash(killedLeader);
+        out.printf("trial %d: %s restarted with an empty replica (%s %d ms after its kill), then %s killed (%s)%n",
+                trial, amnesiac.name(), up ? "started" : "NOT started", (rejoined - killed) / 1_000_000,
+                killedLeader.name(), head == now ? "the leader" : head == leader ? "the leader before the restart"
+                        : "no node led");
+        hold(between(random, 500, 3000), items);
+        long end = System.nanoTime();
+        healSecondOnTheStore();
+        killedLeader.start();
+        return new Fault(List.of(amnesiac.name(), killedLeader.name()), end,
+                Map.of(amnesiac.name(), new long[] {killed, rejoined}, killedLeader.name(),
+                        new long[] {leaderKilled, end}));
     }
 
     /** Whether a node other than {@code node} holds a term above {@code term} (any, if {@code term} is null). */

@@ -57,12 +57,17 @@ record ChaosRunSettings(String backend, int trials, long seed, int nodes, boolea
      * share ({@code redis}, {@code postgresql}), so the work cluster places them; 0 elsewhere.
      */
     static int defaultWorkers(String backend) {
-        return supportsWorkers(backend) ? 2 : 0;
+        return backend.equals("redis") || backend.equals("postgresql") ? 2 : 0;
     }
 
-    /** Whether {@code --workers} above 0 is possible on {@code backend}. */
+    /**
+     * Whether {@code --workers} above 0 is possible on {@code backend}: where the nodes share a store for work items,
+     * and on {@code quorum} (or {@code peer}), whose nodes then keep them in their replicated work store. Not the
+     * default there, so that a quorum seed runs as it did before workers existed.
+     */
     static boolean supportsWorkers(String backend) {
-        return backend.equals("redis") || backend.equals("postgresql");
+        return backend.equals("redis") || backend.equals("postgresql") || backend.equals("quorum")
+                || backend.equals("peer");
     }
 
     /**

@@ -28,6 +28,14 @@ interface ChaosTarget extends AutoCloseable {
     }
 
     /**
+     * The faults that need the work cluster, appended to {@link #faults()} in runs with workers: by default
+     * {@link ChaosRun#WORKER_FAULTS}; none where the nodes have no hook for them.
+     */
+    default List<FaultKind> workerFaults() {
+        return ChaosRun.WORKER_FAULTS;
+    }
+
+    /**
      * The store's wall clock, which the store-clock faults step and skew; empty unless the target's store expires
      * leases on its own clock and was started with a steppable one (only when such a fault was asked for).
      */

@@ -104,6 +104,14 @@ enum FaultKind {
      * sends no vote that depended on the save and stops; the harness restarts it when the fault heals.
      */
     VOTE_LOG_EIO("vote-log-eio", false, false),
+    /**
+     * Only with workers, and only when --faults names it: a follower is killed (SIGKILL) and started again at once, so
+     * its replica of the work items comes back empty (the replicas live in memory; its vote log is kept); the moment
+     * it has started, the leader is killed too, held down for 0.5-3 s and started again. The follower must not count
+     * toward a new leader's catch-up, nor answer reads, before a leader gave it the state: else acknowledged items are
+     * lost.
+     */
+    REPLICA_RESTART_EMPTY("replica-restart-empty", false, false),
 
     // Redis and PostgreSQL end a lease on the store's wall clock; these move that clock (never the machine's). They run
     // only when --faults names them.

@@ -19,6 +19,10 @@ import java.util.stream.Collectors;
  * nodes' messages, tears the newest record of a killed node's vote log, and fails a node's next vote-log fsync. On
  * {@code bully} the leader-record file can also be restored from an older copy while the whole group is down: the case
  * in which a file store alone would hand out a term twice.
+ *
+ * <p>With workers ({@code quorum} only) the nodes run the work cluster, whose work items live in the nodes' replicated
+ * work store, so the trials write and read items; then {@code replica-restart-empty} can be asked for: a follower
+ * restarted with an empty replica, then the leader killed.
  */
 final class PeerTarget implements ChaosTarget {
 
@@ -26,17 +30,31 @@ final class PeerTarget implements ChaosTarget {
     private final boolean bully;
     private final int nodes;
     private final Path dir;
+    /** Whether the nodes run the work cluster (with workers), so that work items live in their replicated store. */
+    private final boolean items;
     private final List<String> addresses = new ArrayList<>();
     private final Path leaderFile;
     private final Path leaderCopy;
     private Optional<VoteLogTear.Torn> lastTear = Optional.empty();
 
-    /** The nodes of {@code backend}: {@code quorum} (or its old name {@code peer}) or {@code bully}. */
+    /** The nodes of {@code backend}: {@code quorum} (or its old name {@code peer}) or {@code bully}, without workers. */
     PeerTarget(String backend, int nodes, Path dir) {
+        this(backend, nodes, dir, false);
+    }
+
+    /**
+     * The nodes of {@code backend}; {@code items} if they run the work cluster (the run has workers), so that the
+     * trials write work items to their replicated work store ({@code quorum} only).
+     */
+    PeerTarget(String backend, int nodes, Path dir, boolean items) {
         this.backend = backend;
         this.bully = backend.equals("bully");
+        if (items && bully) {
+            throw new IllegalArgumentException("bully runs no work cluster in the harness");
+        }
         this.nodes = nodes;
         this.dir = dir;
+        this.items = items;
         LoopbackPorts.free(nodes).forEach(port -> addresses.add(LoopbackPorts.HOST + ":" + port));
         this.leaderFile = dir.resolve("leader.json");
         this.leaderCopy = dir.resolve("leader.json.older");
@@ -59,6 +77,21 @@ final class PeerTarget implements ChaosTarget {
         return faults;
     }
 
+    /**
+     * {@code quorum}: {@link FaultKind#REPLICA_RESTART_EMPTY}, only when {@code --faults} names it (so that a quorum
+     * seed draws as before), and only with workers (the work items it must not lose live in the work cluster's store).
+     */
+    @Override
+    public List<FaultKind> faultsOnRequest() {
+        return bully ? List.of() : List.of(FaultKind.REPLICA_RESTART_EMPTY);
+    }
+
+    /** None: the nodes' {@code pause-after-fenced-write} hook acts on a store's fenced maps, which these have not. */
+    @Override
+    public List<FaultKind> workerFaults() {
+        return List.of();
+    }
+
     @Override
     public String nodeId(int index) {
         return addresses.get(index);
@@ -77,7 +110,10 @@ final class PeerTarget implements ChaosTarget {
         return args;
     }
 
-    /** Where node {@code index} of {@code quorum} keeps its vote log. */
+    /**
+     * Where node {@code index} of {@code quorum} keeps its vote log: the only state it keeps on disk. Its replica of
+     * the work items lives in memory, so every restart brings it back empty.
+     */
     private Path dataDir(int index) {
         return dir.resolve("data-n" + (index + 1));
     }
@@ -98,9 +134,10 @@ final class PeerTarget implements ChaosTarget {
         return indexes.stream().map(addresses::get).collect(Collectors.joining(","));
     }
 
+    /** Whether the nodes keep work items: in their replicated work store, when they run the work cluster. */
     @Override
     public boolean hasItems() {
-        return false;
+        return items;
     }
 
     @Override

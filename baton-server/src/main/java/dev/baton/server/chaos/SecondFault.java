@@ -13,7 +13,8 @@ import java.util.function.Predicate;
  *
  * <p>Only faults that start and heal as one step each can be a second fault: a killed, frozen or cut-off node, the
  * store paused or slowed, a link cut or reset, an etcd member killed or frozen, the peers' messages garbled. Restores,
- * failovers and the store-clock faults run a scripted sequence of their own and are only ever the first fault.
+ * failovers, the store-clock faults and {@code replica-restart-empty} (a follower restarted, then the leader killed)
+ * run a scripted sequence of their own and are only ever the first fault.
  *
  * <p>Two faults may co-exist only if they touch different {@link Part parts} of the system: a heal undoes everything
  * on its part (healing one link fault heals every link; a node's {@code heal} command lifts every hook fault of that
@@ -60,7 +61,8 @@ final class SecondFault {
         }
         switch (kind) {
             case NONE -> { }
-            case KILL_NODE, PAUSE_NODE -> parts.add(Part.NODE_PROCESS);
+            // replica-restart-empty kills and restarts two nodes' processes: a follower, then the leader.
+            case KILL_NODE, PAUSE_NODE, REPLICA_RESTART_EMPTY -> parts.add(Part.NODE_PROCESS);
             case VOTE_LOG_TORN, VOTE_LOG_EIO, PAUSE_AFTER_FENCED_WRITE ->
                     parts.addAll(EnumSet.of(Part.NODE_PROCESS, Part.NODE_HOOKS));
             case PARTITION_ONE, PARTITION_TWO, PEER_MESSAGE_CHAOS, STORE_CALL_STRAGGLER -> parts.add(Part.NODE_HOOKS);

@@ -46,6 +46,7 @@ class EveryFaultKindRunsInTheBuildTest {
         run.addAll(OnRequestChaosTest.STRAGGLERS);
         run.addAll(OnRequestChaosTest.ZOMBIE);
         run.addAll(OnRequestChaosTest.PAIRED);
+        run.addAll(OnRequestChaosTest.AMNESIA);
 
         Set<FaultKind> expected = EnumSet.allOf(FaultKind.class);
         expected.removeAll(NOT_IN_THE_BUILD.keySet());

@@ -3,15 +3,18 @@ package dev.baton.server.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The faults no other campaign in the build runs, on real processes, as {@code baton chaos} runs them: the two
- * stragglers (which run only when named), the zombie primary with the replica wait that closes it, and trials that add
- * a second fault and aim at a hand-over. A handful of trials each, so that every fault kind runs in the build (see
+ * stragglers (which run only when named), the zombie primary with the replica wait that closes it, trials that add
+ * a second fault and aim at a hand-over, and an amnesiac replica of quorum's work items restarted before the leader
+ * is killed (which also runs only when named, with workers). A handful of trials each, so that every fault kind runs in the build (see
  * {@link EveryFaultKindRunsInTheBuildTest}) without making it much longer.
  */
 class OnRequestChaosTest {
@@ -25,6 +28,9 @@ class OnRequestChaosTest {
     /** First faults that each have a partner among the others: a store fault and a node fault. */
     static final List<FaultKind> PAIRED = List.of(FaultKind.STORE_PAUSE, FaultKind.STORE_BLACKHOLE,
             FaultKind.KILL_NODE);
+    /** A follower restarted with an empty replica, then the leader killed: on quorum with a worker, twice. */
+    static final List<FaultKind> AMNESIA = List.of(FaultKind.REPLICA_RESTART_EMPTY);
+    private static final int AMNESIA_TRIALS = 2;
 
     @TempDir
     Path dir;
@@ -64,6 +70,35 @@ class OnRequestChaosTest {
         assertThat(FaultPairs.of(history).values().stream().mapToInt(Integer::intValue).sum())
                 .as("every trial added a second fault: %s", FaultPairs.of(history)).isEqualTo(PAIRED.size());
         assertThat(verdict.text()).contains("Second faults: 3 trials added one");
+    }
+
+    @Test
+    void anAmnesiacReplicaRestartedBeforeTheLeaderIsKilledLosesNoAcknowledgedItem() {
+        // Each trial writes an item, restarts a follower (its replica comes back empty) and kills the leader the
+        // moment it has started: the third node alone holds the item then, and it must still read back.
+        ChaosRunSettings settings = new ChaosRunSettings("quorum", AMNESIA_TRIALS, SEED, 3, false, Optional.empty(),
+                AMNESIA, true, dir).withWorkers(1);
+
+        History history = runHistory(settings);
+        ChaosVerdict verdict = ChaosVerdict.of(settings, history);
+        System.out.println(verdict.text());
+
+        assertThat(verdict.safe()).as(verdict.text()).isTrue();
+        Map<Integer, Long> firstCrash = new HashMap<>();
+        for (int trial = 1; trial <= AMNESIA_TRIALS; trial++) {
+            int number = trial;
+            List<HistoryEvent.Crash> crashes = history.eventsOf(HistoryEvent.Crash.class).stream()
+                    .filter(crash -> crash.trial() == number).toList();
+            assertThat(crashes).as("trial %d: a follower, then the leader", number).hasSize(2)
+                    .extracting(HistoryEvent.Crash::node).doesNotHaveDuplicates();
+            firstCrash.put(number, crashes.get(0).mono());
+        }
+        assertThat(history.eventsOf(HistoryEvent.ItemWrite.class)).as("an item acknowledged before its trial's crashes")
+                .anySatisfy(write -> {
+                    assertThat(write.outcome()).isEqualTo(HistoryEvent.Outcome.OK);
+                    assertThat(write.answered()).isLessThan(firstCrash.get(write.trial()));
+                });
+        assertThat(history.eventsOf(HistoryEvent.ItemRead.class)).as("the items read back").isNotEmpty();
     }
 
     private ChaosRunSettings settings(String backend, List<FaultKind> faults) {

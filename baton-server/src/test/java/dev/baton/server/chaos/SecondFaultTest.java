@@ -99,6 +99,24 @@ class SecondFaultTest {
         assertThat(seconds).containsExactlyInAnyOrder(FaultKind.KILL_NODE, FaultKind.PAUSE_NODE);
     }
 
+    @Test
+    void anAmnesiacReplicaAndTheLeaderKilledAfterItIsOnlyAFirstFaultBesideTheHooks() {
+        // It kills and restarts two nodes' processes one after the other: no node fault beside it, and never second.
+        ChaosTarget quorum = peers("quorum");
+        List<FaultKind> faults = new ArrayList<>(quorum.faults());
+        faults.addAll(quorum.faultsOnRequest());
+
+        assertThat(SecondFault.parts(FaultKind.REPLICA_RESTART_EMPTY, false))
+                .containsExactly(SecondFault.Part.NODE_PROCESS);
+        assertThat(SecondFault.CAN_BE_SECOND).doesNotContain(FaultKind.REPLICA_RESTART_EMPTY);
+        assertThat(SecondFault.partners(FaultKind.REPLICA_RESTART_EMPTY, faults, quorum::needsNodesDown))
+                .containsExactly(FaultKind.PARTITION_ONE, FaultKind.PARTITION_TWO, FaultKind.PEER_MESSAGE_CHAOS);
+        for (FaultKind first : faults) {
+            assertThat(SecondFault.partners(first, faults, quorum::needsNodesDown)).as(first.wireName())
+                    .doesNotContain(FaultKind.REPLICA_RESTART_EMPTY);
+        }
+    }
+
     private ChaosTarget peers(String backend) {
         return new PeerTarget(backend, 3, dir);
     }

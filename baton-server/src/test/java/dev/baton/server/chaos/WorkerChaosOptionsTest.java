@@ -54,8 +54,28 @@ class WorkerChaosOptionsTest {
     void badWorkerCountsAreOneLineUsageErrors() {
         assertUsage(List.of("--backend", "redis", "--workers", "6"), "--workers: expected 0 to 5, got 6");
         assertUsage(List.of("--backend", "redis", "--workers", "-1"), "--workers: expected 0 to 5, got -1");
-        assertUsage(List.of("--backend", "quorum", "--workers", "2"),
-                "--workers: only redis and postgresql run the work cluster in the harness");
+        assertUsage(List.of("--backend", "bully", "--workers", "2"),
+                "--workers: only redis, postgresql and quorum run the work cluster in the harness");
+        assertUsage(List.of("--backend", "quorum", "--faults", "replica-restart-empty"),
+                "--faults: replica-restart-empty needs workers (--workers 1 or more)");
+        assertUsage(List.of("--backend", "bully", "--faults", "replica-restart-empty"),
+                "--faults: [replica-restart-empty] not supported on bully");
+    }
+
+    @Test
+    void quorumWithWorkersWritesItemsAndDrawsAsWithoutThem() {
+        // The quorum nodes' work items live in their replicated work store; the worker-only fault needs a store's
+        // fenced maps, and replica-restart-empty runs only when named, so a quorum seed draws as it did.
+        PeerTarget without = new PeerTarget("quorum", 3, dir);
+        PeerTarget with = new PeerTarget("quorum", 3, dir, true);
+
+        assertThat(without.hasItems()).isFalse();
+        assertThat(with.hasItems()).isTrue();
+        assertThat(ChaosRun.drawnFaults(with, 2)).isEqualTo(ChaosRun.drawnFaults(without, 0))
+                .doesNotContain(FaultKind.REPLICA_RESTART_EMPTY, FaultKind.PAUSE_AFTER_FENCED_WRITE);
+        assertThat(with.faultsOnRequest()).containsExactly(FaultKind.REPLICA_RESTART_EMPTY);
+        assertThat(new PeerTarget("bully", 3, dir).faultsOnRequest()).isEmpty();
+        assertThat(ChaosRunSettings.defaultWorkers("quorum")).isZero();
     }
 
     private void assertUsage(List<String> flags, String message) {
