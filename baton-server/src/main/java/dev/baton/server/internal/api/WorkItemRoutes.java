@@ -179,10 +179,19 @@ final class WorkItemRoutes {
     }
 
     private void staleTerm(Context ctx, long term, long currentTerm) {
-        log.warn("The store refused a work-item write of term {}: term {} is newer", term, currentTerm);
-        LeaderOnly.answer(ctx, gate.refuse("stale_term", "The store refused this node's term " + term
-                + " because term " + currentTerm + " is newer: this node is no longer the leader, and nothing was"
-                + " written"));
+        if (currentTerm > term) {
+            log.warn("The store refused a work-item write of term {}: term {} is newer", term, currentTerm);
+            LeaderOnly.answer(ctx, gate.refuse("stale_term", "The store refused this node's term " + term
+                    + " because term " + currentTerm + " is newer: this node is no longer the leader, and nothing was"
+                    + " written"));
+        } else {
+            // The serverless work store ends a term that lost its majority without knowing a newer one yet.
+            log.warn("The store refused a work-item write of term {}: that term ended before the write was replicated",
+                    term);
+            LeaderOnly.answer(ctx, gate.refuse("stale_term", "The store refused this node's term " + term
+                    + ": the term ended before the write reached a majority (this node is no longer leading), and"
+                    + " nothing was written"));
+        }
     }
 
     private static String id(Context ctx) {
