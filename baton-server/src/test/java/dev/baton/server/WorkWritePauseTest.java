@@ -3,17 +3,11 @@ package dev.baton.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.baton.core.store.FencedMapStore;
 import dev.baton.core.store.FencedMapWrite;
-import dev.baton.core.store.FencedValue;
 import dev.baton.core.time.Clock;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.util.Optional;
-import java.util.SortedMap;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -27,7 +21,7 @@ class WorkWritePauseTest {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final AtomicInteger stops = new AtomicInteger();
     private boolean accept = true;
-    private final WorkWritePause pause = new WorkWritePause(new Store(),
+    private final WorkWritePause pause = new WorkWritePause(new FixedAnswerMaps(() -> accept),
             new EventJson("n1"), new JsonLines(new ObjectMapper(), new PrintStream(out, true, StandardCharsets.UTF_8)),
             Clock.system(), stops::incrementAndGet);
 
@@ -68,29 +62,5 @@ class WorkWritePauseTest {
 
     private FencedMapWrite put(String map, byte[] value) {
         return pause.fencedPut("g", map, "t1-1", "n1", 7, value).join();
-    }
-
-    private final class Store implements FencedMapStore {
-        @Override
-        public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId,
-                long term, byte[] value) {
-            return CompletableFuture.completedFuture(new FencedMapWrite(accept, term, false));
-        }
-
-        @Override
-        public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
-                long term) {
-            return CompletableFuture.completedFuture(new FencedMapWrite(accept, term, true));
-        }
-
-        @Override
-        public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-
-        @Override
-        public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
-            return CompletableFuture.completedFuture(new TreeMap<>());
-        }
     }
 }

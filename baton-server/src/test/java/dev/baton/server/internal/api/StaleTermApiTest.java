@@ -8,11 +8,9 @@ import dev.baton.core.ElectionConfig;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.memory.InMemoryStore;
 import dev.baton.core.store.AcquireResult;
-import dev.baton.core.store.FencedMapStore;
-import dev.baton.core.store.FencedMapWrite;
-import dev.baton.core.store.FencedValue;
 import dev.baton.http.LeaderGate;
 import dev.baton.micrometer.MicrometerElectionMetrics;
+import dev.baton.server.FixedAnswerMaps;
 import dev.baton.server.internal.api.HttpCalls.Reply;
 import dev.baton.testkit.DeterministicScheduler;
 import dev.baton.testkit.FakeClock;
@@ -21,9 +19,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.SortedMap;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -102,7 +97,7 @@ class StaleTermApiTest {
         String endedUrl = "http://127.0.0.1:" + port;
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         NodeApi ended = NodeApi.create(new NodeApi.Settings("127.0.0.1", port, endedUrl, LeaderGate.Mode.FAILOVER,
-                Optional.empty()), election, Optional.of(store), Optional.of(new TermEndedMaps()), store.describe(),
+                Optional.empty()), election, Optional.of(store), Optional.of(new FixedAnswerMaps(() -> false)), store.describe(),
                 registry, new MicrometerElectionMetrics(registry, Tags.empty(), clock), Duration.ofSeconds(2), clock,
                 Optional.empty()).start();
         try {
@@ -114,31 +109,6 @@ class StaleTermApiTest {
                     .doesNotContain("is newer");
         } finally {
             ended.close();
-        }
-    }
-
-    /** Fenced maps that refuse every write as a serverless work store does once the writer's term ended. */
-    private static final class TermEndedMaps implements FencedMapStore {
-        @Override
-        public CompletableFuture<FencedMapWrite> fencedPut(String group, String map, String key, String nodeId,
-                long term, byte[] value) {
-            return CompletableFuture.completedFuture(new FencedMapWrite(false, term, false));
-        }
-
-        @Override
-        public CompletableFuture<FencedMapWrite> fencedRemove(String group, String map, String key, String nodeId,
-                long term) {
-            return CompletableFuture.completedFuture(new FencedMapWrite(false, term, false));
-        }
-
-        @Override
-        public CompletableFuture<Optional<FencedValue>> mapGet(String group, String map, String key) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-
-        @Override
-        public CompletableFuture<SortedMap<String, FencedValue>> mapEntries(String group, String map) {
-            return CompletableFuture.completedFuture(new TreeMap<>());
         }
     }
 }
