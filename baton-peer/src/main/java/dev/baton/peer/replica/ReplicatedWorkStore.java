@@ -24,6 +24,7 @@ import dev.baton.peer.transport.JacksonMessageCodec;
 import dev.baton.peer.transport.PeerAddress;
 import dev.baton.peer.transport.Transport;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -123,7 +124,7 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
     private long conflictedTerm;
     private Scheduler.Cancellable tick = Scheduler.Cancellable.NONE;
     /** Reads on this member, not leading, made before it held a state; answered once it holds one. */
-    private final List<Runnable> readsAwaitingState = new java.util.ArrayList<>();
+    private final List<Runnable> readsAwaitingState = new ArrayList<>();
     private volatile boolean closed;
 
     private ReplicatedWorkStore(Builder b) {
@@ -379,18 +380,18 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
         return bounded(onScheduler(() -> {
             LeaderTerm current = current();
             CompletableFuture<T> result = new CompletableFuture<>();
+            Runnable fromState = () -> result.complete(fromReplica.get());
+            Runnable answer = () -> {
+                if (local.holdsState()) {
+                    fromState.run();
+                } else {
+                    readsAwaitingState.add(fromState);
+                }
+            };
             if (current != null) {
-                current.whenSettled(() -> {
-                    if (local.holdsState()) {
-                        result.complete(fromReplica.get());
-                    } else {
-                        readsAwaitingState.add(() -> result.complete(fromReplica.get()));
-                    }
-                });
-            } else if (local.holdsState()) {
-                result.complete(fromReplica.get());
+                current.whenSettled(answer);
             } else {
-                readsAwaitingState.add(() -> result.complete(fromReplica.get()));
+                answer.run();
             }
             return result;
         }), () -> local.holdsState() ? what
