@@ -275,6 +275,16 @@ final class EventJson {
         return finish(line, at);
     }
 
+    /**
+     * On a serverless backend with {@code --workers}: this node's replica of the work items holds the group's state
+     * again since the node started (empty), taken in {@code term}.
+     */
+    ObjectNode workReplicaReady(long term, Instant at) {
+        ObjectNode line = start("work-replica-ready");
+        line.put("term", term);
+        return finish(line, at);
+    }
+
     /** An error outside the election itself, e.g. a fenced write the store did not answer. */
     ObjectNode error(String message, Instant at) {
         ObjectNode line = start("error");

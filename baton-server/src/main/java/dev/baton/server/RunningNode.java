@@ -221,6 +221,9 @@ final class RunningNode {
             }, printer);
         }
         lines.write(json.nodeStarted(settings, backend.describe(), ProcessHandle.current().pid(), clock.instant()));
+        if (replicated != null) {
+            replicated.holdingState().thenAccept(term -> printLater(json.workReplicaReady(term, clock.instant())));
+        }
         if (settings.chaos().hooks()) {
             new ChaosCommands(backend, Optional.ofNullable(workPause), json, lines, clock).startReading(System.in);
         }

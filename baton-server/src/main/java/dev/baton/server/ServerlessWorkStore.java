@@ -12,6 +12,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,6 +123,14 @@ final class ServerlessWorkStore implements AutoCloseable {
         store = ReplicatedWorkStore.builder(group, ReplicaGroup.of(election, clusterSize), transport).build();
         store.start();
         return store;
+    }
+
+    /**
+     * Completes with a term once this node's replica holds the items again (see
+     * {@link ReplicatedWorkStore#holdingState()}); call after {@link #attach}.
+     */
+    CompletableFuture<Long> holdingState() {
+        return store.holdingState();
     }
 
     /** Stops the store and closes its transport. Idempotent. */

@@ -125,6 +125,8 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
     private Scheduler.Cancellable tick = Scheduler.Cancellable.NONE;
     /** Reads on this member, not leading, made before it held a state; answered once it holds one. */
     private final List<Runnable> readsAwaitingState = new ArrayList<>();
+    /** Completed once this member's replica holds a state: formed leading, or pushed by a leader. */
+    private final CompletableFuture<Long> holdingState = new CompletableFuture<>();
     private volatile boolean closed;
 
     private ReplicatedWorkStore(Builder b) {
@@ -398,9 +400,26 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
                 : what + " (this member started empty and no leader has pushed it the state yet)");
     }
 
+    /**
+     * Completes once this member's replica holds a state again since it started empty: it led and caught up, or a
+     * leader pushed it the whole state. The value is the term whose state it took. Until then the member has nothing
+     * to give a later leader: the group keeps every acknowledged write only while no majority is in that position at
+     * once, so an operator restarting members one by one waits for this between restarts. Never completes on a store
+     * that closes first; runs its callbacks on the store's scheduler.
+     */
+    public CompletableFuture<Long> holdingState() {
+        return holdingState.copy();
+    }
+
     /** Answers the reads that waited for this member to hold a state, once it does. */
     private void answerReadsAwaitingState() {
-        if (readsAwaitingState.isEmpty() || !local.holdsState()) {
+        if (!local.holdsState()) {
+            return;
+        }
+        if (!holdingState.isDone()) {
+            holdingState.complete(local.syncedTerm());
+        }
+        if (readsAwaitingState.isEmpty()) {
             return;
         }
         List<Runnable> waiting = List.copyOf(readsAwaitingState);

@@ -285,13 +285,16 @@ class ReplicatedWorkStoreTest {
         restart(C);
 
         CompletableFuture<Optional<FencedValue>> read = member(C).store.mapGet(GROUP, MAP, "camera-1");
+        CompletableFuture<Long> holding = member(C).store.holdingState();
         settle();
         assertThat(read).as("an empty replica would say the acknowledged write is missing").isNotDone();
+        assertThat(holding).as("C holds no state yet").isNotDone();
 
         network.heal();   // the leader's periodic check finds C empty and pushes it the state
         settle();
         assertThat(done(read)).get().satisfies(v -> assertThat(new String(v.value(), StandardCharsets.UTF_8))
                 .isEqualTo("rtsp://one"));
+        assertThat(done(holding)).as("the term whose state C took").isEqualTo(1L);
     }
 
     @Test

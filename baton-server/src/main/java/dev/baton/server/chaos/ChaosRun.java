@@ -62,6 +62,11 @@ final class ChaosRun implements AutoCloseable {
     private final Set<String> stopped = ConcurrentHashMap.newKeySet();
     /** The nodes whose current process printed {@code node-started}: it reached its store and runs its election. */
     private final Set<String> started = ConcurrentHashMap.newKeySet();
+    /**
+     * With workers on a serverless backend: the nodes whose current process printed {@code work-replica-ready}, its
+     * in-memory replica of the work items holding the group's state again since it started empty.
+     */
+    private final Set<String> replicaReady = ConcurrentHashMap.newKeySet();
     /** The nodes that stopped themselves after a fenced write ({@code pause-after-fenced-write}), and when. */
     private final Map<String, Long> selfStopped = new ConcurrentHashMap<>();
     private final FenceResource fence;
@@ -172,6 +177,7 @@ final class ChaosRun implements AutoCloseable {
                     STEADY_LEADER.toSeconds());
         }
         awaitStarted(number);
+        awaitReplicasReady(number);
         int leader = currentLeader();
         int victim = leader >= 0 && random.nextBoolean() ? leader : random.nextInt(nodes.size());
         Duration ttl = target.leaseTtl();
@@ -885,6 +891,7 @@ final class ChaosRun implements AutoCloseable {
     private void crash(ChaosNode node) {
         node.kill();
         started.remove(node.name());
+        replicaReady.remove(node.name());
         held.remove(node.name());
         stopped.remove(node.name());
         history.append(new HistoryEvent.Crash(trial, node.name(), System.nanoTime()));
@@ -904,6 +911,7 @@ final class ChaosRun implements AutoCloseable {
                 held.remove(node.name());
                 stopped.remove(node.name());
                 started.remove(node.name());
+                replicaReady.remove(node.name());
                 node.start();
             }
         }
@@ -933,6 +941,7 @@ final class ChaosRun implements AutoCloseable {
                     line.hasNonNull("answered") ? line.path("answered").asLong() : null,
                     HistoryEvent.Outcome.of(line.path("outcome").asText("unknown"))));
             case "node-started" -> started.add(node.name());
+            case "work-replica-ready" -> replicaReady.add(node.name());
             case "chaos-command" -> {
                 if (line.path("command").asText().equals("pause-after-fenced-write") && line.has("item")) {
                     node.stoppedItself();
@@ -974,6 +983,27 @@ final class ChaosRun implements AutoCloseable {
             if (System.nanoTime() - deadline > 0) {
                 out.printf("trial %d: a node had not started within %d s before the fault; running it anyway%n",
                         number, STEADY_LEADER.toSeconds());
+                return;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+    }
+
+    /**
+     * With workers on a serverless backend, waits until every running node's replica of the work items holds the
+     * group's state again. The replicas live in memory, and the items survive members coming back empty one at a
+     * time, not a majority at once: a node killed in one trial and restarted must be given the state
+     * before the next trial may kill another, as an operator waits for {@code work-replica-ready} between restarts.
+     */
+    private void awaitReplicasReady(int number) {
+        if (!target.itemsInNodeMemory()) {
+            return;
+        }
+        long deadline = System.nanoTime() + STEADY_LEADER.toNanos();
+        while (nodes.stream().anyMatch(node -> node.isAlive() && !replicaReady.contains(node.name()))) {
+            if (System.nanoTime() - deadline > 0) {
+                out.printf("trial %d: a node's replica held no state within %d s before the fault; running it "
+                        + "anyway%n", number, STEADY_LEADER.toSeconds());
                 return;
             }
             LockSupport.parkNanos(POLL_NANOS);

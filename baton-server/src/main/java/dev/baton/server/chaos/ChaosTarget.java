@@ -60,6 +60,14 @@ interface ChaosTarget extends AutoCloseable {
     /** Whether the nodes share a store that keeps work items ({@code PUT /work/items/{id}}). */
     boolean hasItems();
 
+    /**
+     * Whether the work items live in the nodes' own memory (a serverless backend's replicated work store) rather than in
+     * a store: a restarted node then comes back empty and says {@code work-replica-ready} once it holds them again.
+     */
+    default boolean itemsInNodeMemory() {
+        return false;
+    }
+
     /** Whether fenced writes go to the store's own fenced register (else to the harness's fenced resource). */
     boolean fencesInStore();
 

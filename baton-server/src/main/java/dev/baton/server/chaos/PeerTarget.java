@@ -141,6 +141,11 @@ final class PeerTarget implements ChaosTarget {
     }
 
     @Override
+    public boolean itemsInNodeMemory() {
+        return items;
+    }
+
+    @Override
     public boolean fencesInStore() {
         return false;
     }

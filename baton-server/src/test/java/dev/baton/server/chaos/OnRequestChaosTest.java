@@ -2,6 +2,9 @@ package dev.baton.server.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -79,11 +82,20 @@ class OnRequestChaosTest {
         ChaosRunSettings settings = new ChaosRunSettings("quorum", AMNESIA_TRIALS, SEED, 3, false, Optional.empty(),
                 AMNESIA, true, dir).withWorkers(1);
 
-        History history = runHistory(settings);
+        ByteArrayOutputStream lines = new ByteArrayOutputStream();
+        History history;
+        try (ChaosRun run = new ChaosRun(settings, ChaosCommand.open(settings),
+                new PrintStream(lines, true, StandardCharsets.UTF_8))) {
+            history = run.run();
+        }
+        String output = lines.toString(StandardCharsets.UTF_8);
+        System.out.print(output);
         ChaosVerdict verdict = ChaosVerdict.of(settings, history);
         System.out.println(verdict.text());
 
         assertThat(verdict.safe()).as(verdict.text()).isTrue();
+        assertThat(output).as("each trial starts once every restarted node's replica holds the items again")
+                .doesNotContain("replica held no state");
         Map<Integer, Long> firstCrash = new HashMap<>();
         for (int trial = 1; trial <= AMNESIA_TRIALS; trial++) {
             int number = trial;
