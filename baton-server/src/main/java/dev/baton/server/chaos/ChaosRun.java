@@ -992,15 +992,7 @@ final class ChaosRun implements AutoCloseable {
      * would take it out of the trial rather than test it.
      */
     private void awaitStarted(int number) {
-        long deadline = System.nanoTime() + STEADY_LEADER.toNanos();
-        while (nodes.stream().anyMatch(node -> node.isAlive() && !started.contains(node.name()))) {
-            if (System.nanoTime() - deadline > 0) {
-                out.printf("trial %d: a node had not started within %d s before the fault; running it anyway%n",
-                        number, STEADY_LEADER.toSeconds());
-                return;
-            }
-            LockSupport.parkNanos(POLL_NANOS);
-        }
+        awaitEveryRunningNode(started, number, "a node had not started");
     }
 
     /**
@@ -1010,14 +1002,18 @@ final class ChaosRun implements AutoCloseable {
      * before the next trial may kill another, as an operator waits for {@code work-replica-ready} between restarts.
      */
     private void awaitReplicasReady(int number) {
-        if (!target.itemsInNodeMemory()) {
-            return;
+        if (target.itemsInNodeMemory()) {
+            awaitEveryRunningNode(replicaReady, number, "a node's replica held no state");
         }
+    }
+
+    /** Waits until every running node is in {@code said}; after {@link #STEADY_LEADER} says {@code what} and goes on. */
+    private void awaitEveryRunningNode(Set<String> said, int number, String what) {
         long deadline = System.nanoTime() + STEADY_LEADER.toNanos();
-        while (nodes.stream().anyMatch(node -> node.isAlive() && !replicaReady.contains(node.name()))) {
+        while (nodes.stream().anyMatch(node -> node.isAlive() && !said.contains(node.name()))) {
             if (System.nanoTime() - deadline > 0) {
-                out.printf("trial %d: a node's replica held no state within %d s before the fault; running it "
-                        + "anyway%n", number, STEADY_LEADER.toSeconds());
+                out.printf("trial %d: %s within %d s before the fault; running it anyway%n", number, what,
+                        STEADY_LEADER.toSeconds());
                 return;
             }
             LockSupport.parkNanos(POLL_NANOS);
