@@ -150,9 +150,19 @@ class PostgresFailoverToStandbyTest {
         Node leader = leaders(a, b).get(0);
         Node follower = leader == a ? b : a;
         List<LeaseNotice> notices = new CopyOnWriteArrayList<>();
-        Subscription watch = follower.store.leases().watch(group, notices::add);
-        open.add(watch::close);
-        await().atMost(FAILOVER).until(() -> watch.ready().handle((ok, error) -> error == null).join());
+        // A watch made while the follower's LISTEN connection is still moving to the new primary says so in its
+        // ready() for good (it keeps retrying underneath): watch again until one is ready from the start.
+        AtomicReference<Subscription> listening = new AtomicReference<>();
+        await().atMost(FAILOVER).until(() -> {
+            Subscription watch = follower.store.leases().watch(group, notices::add);
+            if (watch.ready().handle((ok, error) -> error == null).join()) {
+                listening.set(watch);
+                return true;
+            }
+            watch.close();
+            return false;
+        });
+        open.add(listening.get()::close);
         long oldTerm = leader.election.leadership().orElseThrow().term();
 
         leader.election.stepDown().join();
