@@ -138,12 +138,16 @@ class PeerClusterProcessTest {
     }
 
     private void assertStatusOfEveryNodeNames(NodeProcess leader, long term, List<NodeProcess> group) {
+        // Every node's own line named the leader already; its status may still lag a moment (or, on a loaded
+        // machine, a follower may briefly miss a heartbeat and know no leader), so each is asked until it agrees.
         for (NodeProcess node : group) {
-            JsonNode status = get(node, "/cluster/status").body();
-            assertThat(status.path("leader_id").asText()).as(node.name()).isEqualTo(peerAddress.get(leader));
-            assertThat(status.path("term").asLong()).as(node.name()).isEqualTo(term);
-            assertThat(status.path("node_id").asText()).as(node.name()).isEqualTo(peerAddress.get(node));
-            assertThat(status.path("backend").asText()).as(node.name()).startsWith("peer ");
+            await().atMost(STEP).untilAsserted(() -> {
+                JsonNode status = get(node, "/cluster/status").body();
+                assertThat(status.path("leader_id").asText()).as(node.name()).isEqualTo(peerAddress.get(leader));
+                assertThat(status.path("term").asLong()).as(node.name()).isEqualTo(term);
+                assertThat(status.path("node_id").asText()).as(node.name()).isEqualTo(peerAddress.get(node));
+                assertThat(status.path("backend").asText()).as(node.name()).startsWith("peer ");
+            });
         }
         await().atMost(STEP).untilAsserted(() -> {
             JsonNode status = get(leader, "/cluster/status").body();
