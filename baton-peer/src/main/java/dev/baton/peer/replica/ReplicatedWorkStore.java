@@ -200,7 +200,7 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
                     current.view(replicas, members.majority(replicas.size()), members.size(replicas.size()));
                 }
                 recover();
-                answerReadsAwaitingState();
+                onStateHeld();
             }
         }));
         LeaderTerm current = current();
@@ -307,7 +307,7 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
             }
         }
         endIfSuperseded();
-        answerReadsAwaitingState();
+        onStateHeld();
     }
 
     private void endIfSuperseded() {
@@ -411,8 +411,8 @@ public final class ReplicatedWorkStore implements FencedMapStore, MessageBus, Au
         return holdingState.copy();
     }
 
-    /** Answers the reads that waited for this member to hold a state, once it does. */
-    private void answerReadsAwaitingState() {
+    /** Once this member holds a state: completes {@link #holdingState()} and answers the reads that waited for it. */
+    private void onStateHeld() {
         if (!local.holdsState()) {
             return;
         }
