@@ -22,6 +22,11 @@ class PostgresStoreConformanceTest extends StoreConformanceSuite {
     }
 
     @Override
+    protected boolean offersSessions() {
+        return false;
+    }
+
+    @Override
     protected CoordinationStore newStore() {
         return PostgresStore.connect(PostgresStoreOptions.builder().uri(postgres.uri()).poolSize(2).build());
     }

@@ -22,6 +22,11 @@ class RedisStoreConformanceTest extends StoreConformanceSuite {
     }
 
     @Override
+    protected boolean offersSessions() {
+        return false;
+    }
+
+    @Override
     protected CoordinationStore newStore() {
         return RedisStore.connect(RedisStoreOptions.builder().uri(redis.uri()).keyPrefix("conformance:").build());
     }

@@ -105,6 +105,36 @@ public abstract class StoreConformanceSuite {
         }
     }
 
+    /**
+     * Whether the backend offers sessions ({@link CoordinationStore#sessions()}); one that does runs the whole
+     * {@link SessionStoreConformanceSuite} as the nested {@link Sessions}.
+     */
+    protected boolean offersSessions() {
+        return true;
+    }
+
+    /** The session contract, on this backend, if it offers sessions. */
+    @Nested
+    class Sessions extends SessionStoreConformanceSuite {
+
+        @BeforeEach
+        void onlyWhereOffered() {
+            org.junit.jupiter.api.Assumptions.assumeTrue(offersSessions(), "this backend offers no sessions");
+        }
+
+        @Override
+        protected CoordinationStore newStore() {
+            return StoreConformanceSuite.this.newStore();
+        }
+    }
+
+    /** A store says whether it offers sessions, and one that says it does gives the same role every time. */
+    @Test
+    void sessionsAreOfferedExactlyWhereTheBackendSaysSo() {
+        assertThat(store.sessions()).isEqualTo(store.sessions());
+        assertThat(store.sessions().isPresent()).isEqualTo(offersSessions());
+    }
+
     // ---------------------------------------------------------------- roles
 
     /** Callers keep a role and use it for the store's lifetime: each accessor answers one object, every time. */

@@ -20,6 +20,8 @@ import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.MessageBus;
 import dev.baton.core.store.RegistryStore;
+import dev.baton.core.store.SessionEndedException;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.core.time.Clock;
@@ -31,6 +33,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -53,6 +56,8 @@ public final class InMemoryStore implements CoordinationStore {
 
     private final Clock clock;
     private final Map<String, GroupState> groups = new HashMap<>();
+    private final Map<String, SessionState> sessions = new HashMap<>();
+    private long sessionIds;
     private final Map<String, List<Consumer<byte[]>>> channels = new HashMap<>();
     private boolean closed;
     private final LeaseStore leases = new Leases();
@@ -62,6 +67,7 @@ public final class InMemoryStore implements CoordinationStore {
     private final EventLogStore events = new Events();
     private final MessageBus bus = new Bus();
     private final LeaderRecordStore leaderRecords = new LeaderRecords();
+    private final SessionStore sessionStore = new Sessions();
 
     public InMemoryStore() {
         this(Clock.system());
@@ -71,11 +77,35 @@ public final class InMemoryStore implements CoordinationStore {
         this.clock = clock;
     }
 
+    /** A session: alive until {@code expiresAt} on the store's clock unless closed; an ended one stays ended. */
+    private static final class SessionState {
+        final String id;
+        final NodeInfo owner;
+        long expiresAt;
+        Instant lastSeen;
+        boolean closed;
+
+        SessionState(String id, NodeInfo owner, long expiresAt, Instant lastSeen) {
+            this.id = id;
+            this.owner = owner;
+            this.expiresAt = expiresAt;
+            this.lastSeen = lastSeen;
+        }
+
+        boolean alive(long now) {
+            return !closed && expiresAt - now > 0;
+        }
+    }
+
     private static final class GroupState {
         long term;
         String owner;
         long leaseTerm;
         long expiresAt;
+        /** The session the lease is bound to, or null for a lease with a TTL of its own. */
+        SessionState holder;
+        /** The sessions that joined the group, with when they joined. */
+        final Map<String, Instant> sessionMembers = new HashMap<>();
         NodeInfo leaderInfo;
         final Map<String, NodeInfo> members = new TreeMap<>();
         final Map<String, Long> memberExpiry = new HashMap<>();
@@ -88,7 +118,22 @@ public final class InMemoryStore implements CoordinationStore {
         final List<Consumer<MemberNotice>> memberWatchers = new CopyOnWriteArrayList<>();
 
         boolean leaseLive(long now) {
-            return owner != null && expiresAt - now > 0;
+            return owner != null && (holder != null ? holder.alive(now) : expiresAt - now > 0);
+        }
+
+        Lease lease(long now) {
+            return holder != null
+                    ? new Lease(owner, leaseTerm, Duration.ofNanos(holder.expiresAt - now), holder.id)
+                    : new Lease(owner, leaseTerm, Duration.ofNanos(expiresAt - now));
+        }
+
+        /** Grants the lease to {@code candidate} under a new term; returns the term. */
+        long grant(NodeInfo candidate, Instant stamp) {
+            term++;
+            owner = candidate.id();
+            leaseTerm = term;
+            leaderInfo = candidate.withRole(Role.LEADER).withTimes(stamp, stamp);
+            return term;
         }
     }
 
@@ -136,6 +181,11 @@ public final class InMemoryStore implements CoordinationStore {
     }
 
     @Override
+    public Optional<SessionStore> sessions() {
+        return Optional.of(sessionStore);
+    }
+
+    @Override
     public String describe() {
         return "memory";
     }
@@ -145,6 +195,7 @@ public final class InMemoryStore implements CoordinationStore {
         synchronized (InMemoryStore.this) {
             closed = true;
             groups.clear();
+            sessions.clear();
             channels.clear();
         }
     }
@@ -160,15 +211,11 @@ public final class InMemoryStore implements CoordinationStore {
                 GroupState g = group(group);
                 long now = now();
                 if (g.leaseLive(now) && !g.owner.equals(candidate.id())) {
-                    return CompletableFuture.completedFuture(new AcquireResult.Denied(
-                            new Lease(g.owner, g.leaseTerm, Duration.ofNanos(g.expiresAt - now))));
+                    return CompletableFuture.completedFuture(new AcquireResult.Denied(g.lease(now)));
                 }
-                g.term++;
-                g.owner = candidate.id();
-                g.leaseTerm = g.term;
+                result = new AcquireResult.Granted(g.grant(candidate, clock.instant()));
+                g.holder = null;
                 g.expiresAt = now + ttl.toNanos();
-                g.leaderInfo = candidate.withRole(Role.LEADER).withTimes(clock.instant(), clock.instant());
-                result = new AcquireResult.Granted(g.term);
                 watchers = g.leaseWatchers;
             }
             deliver(watchers, new LeaseNotice(LeaseNotice.Kind.ACQUIRED, candidate.id(),
@@ -181,7 +228,7 @@ public final class InMemoryStore implements CoordinationStore {
             synchronized (InMemoryStore.this) {
                 GroupState g = group(group);
                 long now = now();
-                if (!g.leaseLive(now) || !g.owner.equals(nodeId) || g.leaseTerm != term) {
+                if (!g.leaseLive(now) || g.holder != null || !g.owner.equals(nodeId) || g.leaseTerm != term) {
                     return CompletableFuture.completedFuture(false);
                 }
                 g.expiresAt = now + ttl.toNanos();
@@ -198,6 +245,7 @@ public final class InMemoryStore implements CoordinationStore {
                     return CompletableFuture.completedFuture(false);
                 }
                 g.owner = null;
+                g.holder = null;
                 g.leaderInfo = null;
                 watchers = g.leaseWatchers;
             }
@@ -213,8 +261,7 @@ public final class InMemoryStore implements CoordinationStore {
                 if (!g.leaseLive(now)) {
                     return CompletableFuture.completedFuture(Optional.empty());
                 }
-                return CompletableFuture.completedFuture(
-                        Optional.of(new Lease(g.owner, g.leaseTerm, Duration.ofNanos(g.expiresAt - now))));
+                return CompletableFuture.completedFuture(Optional.of(g.lease(now)));
             }
         }
 
@@ -340,6 +387,170 @@ public final class InMemoryStore implements CoordinationStore {
             }
             watchers.add(listener);
             return new LocalSubscription(() -> watchers.remove(listener));
+        }
+    }
+
+    /** The session role: sessions, the group leases bound to them and the groups they joined. */
+    private final class Sessions implements SessionStore {
+
+        @Override
+        public CompletableFuture<String> open(NodeInfo owner, Duration ttl) {
+            synchronized (InMemoryStore.this) {
+                long now = now();
+                sessions.values().removeIf(ended -> !ended.alive(now)); // ids are never reused: unknown means ended
+                String id = "s" + ++sessionIds;
+                sessions.put(id, new SessionState(id, owner, now + ttl.toNanos(), clock.instant()));
+                return CompletableFuture.completedFuture(id);
+            }
+        }
+
+        @Override
+        public CompletableFuture<Boolean> keepAlive(String session, Duration ttl) {
+            synchronized (InMemoryStore.this) {
+                SessionState s = sessions.get(session);
+                long now = now();
+                if (s == null || !s.alive(now)) {
+                    return CompletableFuture.completedFuture(false);
+                }
+                s.expiresAt = now + ttl.toNanos();
+                s.lastSeen = clock.instant();
+                return CompletableFuture.completedFuture(true);
+            }
+        }
+
+        @Override
+        public CompletableFuture<Boolean> close(String session) {
+            List<Runnable> notices = new ArrayList<>();
+            synchronized (InMemoryStore.this) {
+                SessionState s = sessions.get(session);
+                if (s == null || !s.alive(now())) {
+                    return CompletableFuture.completedFuture(false);
+                }
+                s.closed = true;
+                for (GroupState g : groups.values()) {
+                    if (g.sessionMembers.remove(session) != null) {
+                        List<Consumer<MemberNotice>> watchers = g.memberWatchers;
+                        notices.add(() -> deliver(watchers,
+                                new MemberNotice(MemberNotice.Kind.UNREGISTERED, s.owner.id())));
+                    }
+                }
+            }
+            notices.forEach(Runnable::run);
+            return CompletableFuture.completedFuture(true);
+        }
+
+        @Override
+        public CompletableFuture<Map<String, Duration>> remaining(Set<String> ids) {
+            synchronized (InMemoryStore.this) {
+                long now = now();
+                Map<String, Duration> alive = new HashMap<>();
+                for (String id : ids) {
+                    SessionState s = sessions.get(id);
+                    if (s != null && s.alive(now)) {
+                        alive.put(id, Duration.ofNanos(s.expiresAt - now));
+                    }
+                }
+                return CompletableFuture.completedFuture(alive);
+            }
+        }
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
+            long term;
+            List<Consumer<LeaseNotice>> watchers;
+            synchronized (InMemoryStore.this) {
+                SessionState s = liveSession(session);
+                if (s == null) {
+                    return CompletableFuture.failedFuture(new SessionEndedException(session));
+                }
+                GroupState g = group(group);
+                long now = now();
+                if (g.leaseLive(now) && !g.owner.equals(candidate.id())) {
+                    return CompletableFuture.completedFuture(new AcquireResult.Denied(g.lease(now)));
+                }
+                term = g.grant(candidate, clock.instant());
+                g.holder = s;
+                watchers = g.leaseWatchers;
+            }
+            deliver(watchers, new LeaseNotice(LeaseNotice.Kind.ACQUIRED, candidate.id(), term));
+            return CompletableFuture.completedFuture(new AcquireResult.Granted(term));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String group, String session, long term) {
+            String owner;
+            List<Consumer<LeaseNotice>> watchers;
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                if (!g.leaseLive(now()) || g.holder == null || !g.holder.id.equals(session) || g.leaseTerm != term) {
+                    return CompletableFuture.completedFuture(false);
+                }
+                owner = g.owner;
+                g.owner = null;
+                g.holder = null;
+                g.leaderInfo = null;
+                watchers = g.leaseWatchers;
+            }
+            deliver(watchers, new LeaseNotice(LeaseNotice.Kind.RELEASED, owner, term));
+            return CompletableFuture.completedFuture(true);
+        }
+
+        @Override
+        public CompletableFuture<Void> join(String group, String session) {
+            String node;
+            List<Consumer<MemberNotice>> watchers;
+            synchronized (InMemoryStore.this) {
+                SessionState s = liveSession(session);
+                if (s == null) {
+                    return CompletableFuture.failedFuture(new SessionEndedException(session));
+                }
+                GroupState g = group(group);
+                if (g.sessionMembers.putIfAbsent(session, clock.instant()) != null) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                node = s.owner.id();
+                watchers = g.memberWatchers;
+            }
+            deliver(watchers, new MemberNotice(MemberNotice.Kind.REGISTERED, node));
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> leave(String group, String session) {
+            String node;
+            List<Consumer<MemberNotice>> watchers;
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                SessionState s = sessions.get(session);
+                if (g.sessionMembers.remove(session) == null || s == null || !s.alive(now())) {
+                    return CompletableFuture.completedFuture(false);
+                }
+                node = s.owner.id();
+                watchers = g.memberWatchers;
+            }
+            deliver(watchers, new MemberNotice(MemberNotice.Kind.UNREGISTERED, node));
+            return CompletableFuture.completedFuture(true);
+        }
+
+        @Override
+        public CompletableFuture<List<NodeInfo>> members(String group) {
+            synchronized (InMemoryStore.this) {
+                GroupState g = group(group);
+                long now = now();
+                g.sessionMembers.keySet().removeIf(id -> liveSession(id) == null);
+                Map<String, NodeInfo> live = new TreeMap<>();
+                for (Map.Entry<String, Instant> member : g.sessionMembers.entrySet()) {
+                    SessionState s = sessions.get(member.getKey());
+                    NodeInfo node = s.owner.withTimes(member.getValue(), s.lastSeen);
+                    live.put(node.id(), withDerivedRole(g, node, now));
+                }
+                return CompletableFuture.completedFuture(List.copyOf(live.values()));
+            }
+        }
+
+        private SessionState liveSession(String session) {
+            SessionState s = sessions.get(session);
+            return s != null && s.alive(now()) ? s : null;
         }
     }
 

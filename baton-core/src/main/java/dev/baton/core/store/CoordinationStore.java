@@ -1,5 +1,7 @@
 package dev.baton.core.store;
 
+import java.util.Optional;
+
 /**
  * Everything a backend provides to Baton, as seven roles, each a small interface of its own: {@link #leases()},
  * the process {@link #registry()}, fenced {@link #registers()} and {@link #maps()}, the cluster {@link #events()}
@@ -40,6 +42,14 @@ public interface CoordinationStore extends AutoCloseable {
      * {@code close()} closes the whole store: a store opened only to keep leader records is closed through it.
      */
     LeaderRecordStore leaderRecords();
+
+    /**
+     * The sessions that let one process hold many groups' leases for the cost of one ({@link SessionStore}), or empty
+     * if this store has none; elections on such a store keep a lease with a TTL of its own per group.
+     */
+    default Optional<SessionStore> sessions() {
+        return java.util.Optional.empty();
+    }
 
     /** A short description for logs and status, e.g. {@code redis://127.0.0.1:6379/0}; never contains secrets. */
     String describe();

@@ -1,6 +1,7 @@
 package dev.baton.core.store;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A {@link CoordinationStore} that hands every role to another store: the base of wrappers that change one role and
@@ -55,6 +56,11 @@ public abstract class ForwardingStore implements CoordinationStore {
     @Override
     public LeaderRecordStore leaderRecords() {
         return delegate.leaderRecords();
+    }
+
+    @Override
+    public Optional<SessionStore> sessions() {
+        return delegate.sessions();
     }
 
     @Override
