@@ -42,6 +42,8 @@ public abstract class SessionStoreConformanceSuite {
 
     private static final Duration LONG = Duration.ofSeconds(30);
     private static final Duration SHORT = Duration.ofMillis(300);
+    /** Short enough to wait for its end, long enough for the few calls a test makes before that. */
+    private static final Duration BRIEF = Duration.ofMillis(1500);
 
     /** A new client on the backend under test, closed after each test (in-process backends may share one). */
     protected abstract CoordinationStore newStore();
@@ -177,12 +179,12 @@ public abstract class SessionStoreConformanceSuite {
 
     @Test
     void oneSessionHoldsManyGroupsAndOneKeepAliveKeepsThemAll() {
-        String session = openSession("a", SHORT);
+        String session = openSession("a", BRIEF);
         List<String> groups = List.of(group + "-1", group + "-2", group + "-3");
         for (String g : groups) {
             granted(g, session, "a");
         }
-        String clock = openSession("clock", SHORT); // ends when the first TTL has passed by the store's clock
+        String clock = openSession("clock", BRIEF); // ends when the first TTL has passed by the store's clock
 
         assertThat(get(sessions.keepAlive(session, LONG))).isTrue();
         awaitEnded(clock);
@@ -195,7 +197,7 @@ public abstract class SessionStoreConformanceSuite {
 
     @Test
     void whenTheSessionEndsEveryLeaseBoundToItIsFree() {
-        String session = openSession("a", SHORT);
+        String session = openSession("a", BRIEF);
         long t1 = granted(group + "-1", session, "a");
         long t2 = granted(group + "-2", session, "a");
 
@@ -319,14 +321,16 @@ public abstract class SessionStoreConformanceSuite {
         Subscription watch = store.registry().watchMembers(group, heard::add);
         get(watch.ready());
         String a = openSession("a", LONG);
-        String b = openSession("b", SHORT);
+        String b = openSession("b", BRIEF);
         openSession("c", LONG); // never joins
         get(sessions.join(group, a));
         get(sessions.join(group, b));
         granted(group, a, "a");
 
-        List<NodeInfo> members = get(sessions.members(group));
+        Map<String, NodeInfo> bySession = get(sessions.members(group));
 
+        assertThat(bySession.keySet()).containsExactly(a, b);
+        List<NodeInfo> members = List.copyOf(bySession.values());
         assertThat(members).extracting(NodeInfo::id).containsExactly("a", "b");
         assertThat(members.get(0).role()).isEqualTo(Role.LEADER);
         assertThat(members.get(1).role()).isEqualTo(Role.FOLLOWER);
@@ -336,7 +340,7 @@ public abstract class SessionStoreConformanceSuite {
                 new MemberNotice(MemberNotice.Kind.REGISTERED, "b")));
 
         awaitEnded(b);
-        assertThat(get(sessions.members(group))).extracting(NodeInfo::id).containsExactly("a");
+        assertThat(get(sessions.members(group)).values()).extracting(NodeInfo::id).containsExactly("a");
         assertThat(get(sessions.leave(group, a))).isTrue();
         assertThat(get(sessions.leave(group, a))).as("second leave").isFalse();
         assertThat(get(sessions.members(group))).isEmpty();

@@ -29,7 +29,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -533,18 +535,21 @@ public final class InMemoryStore implements CoordinationStore {
         }
 
         @Override
-        public CompletableFuture<List<NodeInfo>> members(String group) {
+        public CompletableFuture<Map<String, NodeInfo>> members(String group) {
             synchronized (InMemoryStore.this) {
                 GroupState g = group(group);
                 long now = now();
                 g.sessionMembers.keySet().removeIf(id -> liveSession(id) == null);
-                Map<String, NodeInfo> live = new TreeMap<>();
+                List<Map.Entry<String, NodeInfo>> live = new ArrayList<>();
                 for (Map.Entry<String, Instant> member : g.sessionMembers.entrySet()) {
                     SessionState s = sessions.get(member.getKey());
                     NodeInfo node = s.owner.withTimes(member.getValue(), s.lastSeen);
-                    live.put(node.id(), withDerivedRole(g, node, now));
+                    live.add(Map.entry(s.id, withDerivedRole(g, node, now)));
                 }
-                return CompletableFuture.completedFuture(List.copyOf(live.values()));
+                live.sort(Map.Entry.comparingByValue(Comparator.comparing(NodeInfo::id)));
+                Map<String, NodeInfo> ordered = new LinkedHashMap<>();
+                live.forEach(e -> ordered.put(e.getKey(), e.getValue()));
+                return CompletableFuture.completedFuture(ordered);
             }
         }
 

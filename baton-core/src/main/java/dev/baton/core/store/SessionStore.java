@@ -2,7 +2,6 @@ package dev.baton.core.store;
 
 import dev.baton.core.NodeInfo;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -87,9 +86,10 @@ public interface SessionStore {
     CompletableFuture<Boolean> leave(String group, String session);
 
     /**
-     * The node info of every live session that joined the group, ordered by node id, stamped by the store:
-     * {@code registeredAt} when it joined, {@code lastSeen} when it was last kept alive, and the leader role for the
-     * holder of the group's lease. Ended sessions are never listed.
+     * Every live session that joined the group, by session id, iterating in node id order: its node info stamped by
+     * the store ({@code registeredAt} when it joined, {@code lastSeen} when it was last kept alive) with the leader
+     * role for the holder of the group's lease. Ended sessions are never listed. A leader that tracks members learns
+     * of a member's end from {@link #remaining}, asked once for the members of all its groups.
      */
-    CompletableFuture<List<NodeInfo>> members(String group);
+    CompletableFuture<Map<String, NodeInfo>> members(String group);
 }
