@@ -9,9 +9,15 @@ import dev.baton.core.store.CoordinationStore;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import java.security.SecureRandom;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.WeakHashMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 /**
@@ -36,6 +42,10 @@ import java.util.concurrent.Executor;
  * at once; see {@link ElectionBuilder#releaseOnShutdown(boolean)}.
  */
 public final class Baton {
+
+    /** The node an election stands for when built without one: one per store object, so they share its session. */
+    private static final Map<CoordinationStore, NodeInfo> DEFAULT_NODES = Collections.synchronizedMap(
+            new WeakHashMap<>());
 
     private Baton() {
     }
@@ -73,6 +83,27 @@ public final class Baton {
     }
 
     /** Starts building a lease election on {@code store}. */
+    /**
+     * Closes many elections together: every one is asked to close at once, so their leaders release their groups in
+     * parallel, then this waits for each (each at most about its lease TTL, as {@link Election#close()}). A process
+     * holding many groups stops in about the time one release takes, not one after the other.
+     */
+    public static void closeAll(Collection<? extends Election> elections) {
+        List<? extends Election> all = List.copyOf(elections);
+        all.forEach(Election::closeAsync);
+        all.forEach(Election::close);
+    }
+
+    /** {@link #closeAll(Collection)} without waiting: completes when every election has closed. */
+    public static CompletableFuture<Void> closeAllAsync(Collection<? extends Election> elections) {
+        return CompletableFuture.allOf(elections.stream().map(Election::closeAsync)
+                .toArray(CompletableFuture[]::new));
+    }
+
+    private static NodeInfo defaultNode(CoordinationStore store) {
+        return DEFAULT_NODES.computeIfAbsent(store, s -> NodeInfo.create("baton"));
+    }
+
     public static ElectionBuilder election(CoordinationStore store) {
         return new ElectionBuilder(store);
     }
@@ -90,6 +121,7 @@ public final class Baton {
         private boolean recordEvents = true;
         private ElectionMetrics metrics = ElectionMetrics.NONE;
         private Boolean releaseOnShutdown;
+        private boolean sessions = true;
 
         private ElectionBuilder(CoordinationStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -101,7 +133,10 @@ public final class Baton {
             return this;
         }
 
-        /** This process as the registry should show it. Default: a random UUID id, identifier {@code baton}. */
+        /**
+         * This process as the registry should show it. Default: one node per store object in this JVM (a random
+         * UUID id, identifier {@code baton}), so that every election built on the same store shares its session.
+         */
         public ElectionBuilder node(NodeInfo self) {
             this.node = self;
             return this;
@@ -182,12 +217,28 @@ public final class Baton {
             return this;
         }
 
+        /**
+         * Whether the election's lease is bound to this process's session on the store, when the store offers
+         * sessions ({@link CoordinationStore#sessions()}); default true. Every election of the same node on the same
+         * store object (with the same timings) then shares one session, kept alive by one store call per renew
+         * interval however many groups it holds, and a group's leadership lasts while the session does: when the
+         * session ends, or cannot be kept alive before its local deadline, every leadership bound to it ends at once.
+         * With {@code false}, or on a store without sessions, each election keeps a lease and a registry entry with
+         * TTLs of their own, renewed per group (the layout the original Redis master election reads).
+         */
+        public ElectionBuilder sessions(boolean value) {
+            this.sessions = value;
+            return this;
+        }
+
         /** Builds the election, not started; it offers the store's fenced registers and process registry. */
         public StoreElection build() {
             if (group == null || group.isBlank()) {
                 throw new IllegalArgumentException("group must be set");
             }
-            NodeInfo self = node != null ? node : NodeInfo.create("baton");
+            boolean sessionBound = sessions && store.sessions().isPresent();
+            NodeInfo self = node != null ? node
+                    : sessionBound ? defaultNode(store) : NodeInfo.create("baton");
             PooledScheduler ownScheduler = scheduler == null ? new PooledScheduler() : null;
             PooledScheduler ownEvents = eventExecutor == null ? new PooledScheduler() : null;
             Runnable afterClose = () -> {
@@ -203,7 +254,7 @@ public final class Baton {
                     ownScheduler != null ? ownScheduler : scheduler,
                     random != null ? random : new Random(new SecureRandom().nextLong()),
                     ownEvents != null ? ownEvents : eventExecutor,
-                    metrics, afterClose);
+                    metrics, afterClose, sessionBound);
             if (releaseOnShutdown != null ? releaseOnShutdown : scheduler == null) {
                 election.releaseOnShutdown();
             }

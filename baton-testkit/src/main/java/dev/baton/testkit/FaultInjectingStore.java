@@ -19,6 +19,7 @@ import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.MessageBus;
 import dev.baton.core.store.RegistryStore;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import java.time.Duration;
@@ -28,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -70,9 +72,11 @@ public final class FaultInjectingStore implements CoordinationStore {
     private final EventLogStore eventsRole = new EventsRole();
     private final MessageBus busRole = new BusRole();
     private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
+    private final Optional<SessionStore> sessionsRole;
 
     public FaultInjectingStore(CoordinationStore delegate) {
         this.delegate = delegate;
+        this.sessionsRole = delegate.sessions().map(sessions -> new SessionsRole());
     }
 
     /** From now on calls do not answer and notices are not delivered. */
@@ -246,6 +250,12 @@ public final class FaultInjectingStore implements CoordinationStore {
         return leaderRecordsRole;
     }
 
+    /** The delegate's sessions, through the faults, if it offers them. */
+    @Override
+    public Optional<SessionStore> sessions() {
+        return sessionsRole;
+    }
+
     @Override
     public String describe() {
         return "faulty(" + delegate.describe() + ")";
@@ -255,6 +265,59 @@ public final class FaultInjectingStore implements CoordinationStore {
     @Override
     public void close() {
         mode = Mode.FAIL;
+    }
+
+    /** The sessions role, through the faults; each call is named by its method ("keepAlive", "acquireInSession"). */
+    private final class SessionsRole implements SessionStore {
+
+        private SessionStore sessions() {
+            return delegate.sessions().orElseThrow();
+        }
+
+        @Override
+        public CompletableFuture<String> open(NodeInfo owner, Duration ttl) {
+            return call("open", () -> sessions().open(owner, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> keepAlive(String session, Duration ttl) {
+            return call("keepAlive", () -> sessions().keepAlive(session, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> close(String session) {
+            return call("closeSession", () -> sessions().close(session));
+        }
+
+        @Override
+        public CompletableFuture<Map<String, Duration>> remaining(Set<String> ids) {
+            return call("remaining", () -> sessions().remaining(ids));
+        }
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
+            return call("acquireInSession", () -> sessions().acquire(group, session, candidate));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String group, String session, long term) {
+            return call("releaseInSession", () -> sessions().release(group, session, term));
+        }
+
+        @Override
+        public CompletableFuture<Void> join(String group, String session) {
+            return call("join", () -> sessions().join(group, session));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> leave(String group, String session) {
+            return call("leave", () -> sessions().leave(group, session));
+        }
+
+        @Override
+        public CompletableFuture<Map<String, NodeInfo>> members(String group) {
+            return call("sessionMembers", () -> sessions().members(group));
+        }
     }
 
     /** The leases role, through the faults. */

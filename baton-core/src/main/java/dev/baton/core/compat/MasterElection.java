@@ -61,7 +61,7 @@ public final class MasterElection {
     public static MasterElection create(CoordinationStore store, String lockName, ElectionConfig config,
             String identifier) {
         StoreElection election = Baton.election(store).group(lockName).config(config)
-                .node(NodeInfo.create(identifier)).build();
+                .node(NodeInfo.create(identifier)).sessions(false).build();
         return new MasterElection(election, identifier);
     }
 

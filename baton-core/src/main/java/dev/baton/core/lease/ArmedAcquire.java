@@ -21,12 +21,13 @@ final class ArmedAcquire {
      *
      * @param generation the machine's generation; a reply from an older one is treated as stale
      * @param minTerm    the lowest released term worth contending for (older notices are stale)
+     * @param session    the store session to bind the lease to, or null for a lease with a TTL of its own
      */
-    record Shot(long generation, long minTerm) {
+    record Shot(long generation, long minTerm, SessionKeeper.Session session) {
     }
 
     /** The marker of a shot fired but not yet taken over by the machine. */
-    private static final Shot FIRED = new Shot(Long.MIN_VALUE, Long.MAX_VALUE);
+    private static final Shot FIRED = new Shot(Long.MIN_VALUE, Long.MAX_VALUE, null);
 
     private final AtomicReference<Shot> shot = new AtomicReference<>();
 

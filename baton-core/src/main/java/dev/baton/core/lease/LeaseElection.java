@@ -3,6 +3,7 @@ package dev.baton.core.lease;
 import dev.baton.core.ClusterStatus;
 import dev.baton.core.Election;
 import dev.baton.core.ElectionConfig;
+import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionListener;
 import dev.baton.core.ElectionMetrics;
 import dev.baton.core.LeaderInfo;
@@ -19,12 +20,14 @@ import dev.baton.core.spi.EventDispatcher;
 import dev.baton.core.spi.FailureLog;
 import dev.baton.core.spi.ShutdownRelease;
 import dev.baton.core.store.CoordinationStore;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.time.Clock;
 import dev.baton.core.time.Scheduler;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -74,6 +77,8 @@ public final class LeaseElection implements StoreElection {
     private final LeaseOutput output;
     private final LeaseMachine machine;
     private final LeaseLifecycle lifecycle;
+    /** The store session this election's lease is bound to, or null for a lease with a TTL of its own. */
+    private final SessionKeepers.Binding session;
 
     /**
      * Creates an election; most users build one with {@code Baton.election(store)} instead.
@@ -96,13 +101,38 @@ public final class LeaseElection implements StoreElection {
             Scheduler scheduler, Random random, Executor eventExecutor, ElectionMetrics metrics,
             Runnable afterClose) {
         this(store, group, self, config, clock, scheduler, random, eventExecutor, metrics, afterClose,
-                FailureLog.Lines.of(log));
+                FailureLog.Lines.of(log), false);
+    }
+
+    /**
+     * Creates an election whose lease is bound to the process's session on the store ({@code sessionBound}, if the
+     * store offers sessions): every election of the same node on the same store object, with the same timings, shares
+     * one session, kept alive once per renew interval whatever the number of groups; see
+     * {@link dev.baton.core.store.SessionStore}. Otherwise the lease has a TTL of its own, renewed per group.
+     *
+     * @param eventExecutor the default executor for listeners
+     * @param afterClose    run once the election has closed (the driver releases its threads there)
+     * @throws IllegalStateException if bound to a session and this node already has an open election of the group
+     *                               on this store
+     */
+    public LeaseElection(CoordinationStore store, String group, NodeInfo self, ElectionConfig config, Clock clock,
+            Scheduler scheduler, Random random, Executor eventExecutor, ElectionMetrics metrics,
+            Runnable afterClose, boolean sessionBound) {
+        this(store, group, self, config, clock, scheduler, random, eventExecutor, metrics, afterClose,
+                FailureLog.Lines.of(log), sessionBound);
     }
 
     /** As above, with the store failures' log lines going to {@code failureLines} (tests count them). */
     LeaseElection(CoordinationStore store, String group, NodeInfo self, ElectionConfig config, Clock clock,
             Scheduler scheduler, Random random, Executor eventExecutor, ElectionMetrics metrics,
             Runnable afterClose, FailureLog.Lines failureLines) {
+        this(store, group, self, config, clock, scheduler, random, eventExecutor, metrics, afterClose, failureLines,
+                false);
+    }
+
+    private LeaseElection(CoordinationStore store, String group, NodeInfo self, ElectionConfig config, Clock clock,
+            Scheduler scheduler, Random random, Executor eventExecutor, ElectionMetrics metrics,
+            Runnable afterClose, FailureLog.Lines failureLines, boolean sessionBound) {
         if (group == null || group.isBlank()) {
             throw new IllegalArgumentException("group must not be blank");
         }
@@ -120,11 +150,59 @@ public final class LeaseElection implements StoreElection {
                 FailureLog.DEFAULT_INTERVAL, failureLines));
         TimedCalls calls = new TimedCalls(scheduler, clock, guarded, link);
         this.output = new LeaseOutput(group, events, link, clock);
-        this.membership = new LeaseMembership(store.registry(), group, self.withRole(Role.FOLLOWER), config,
-                scheduler, clock, guarded, link, events::emit, output::reportError);
+        SessionStore sessions = sessionBound ? store.sessions().orElse(null) : null;
+        this.session = sessions == null ? null
+                : SessionKeepers.bind(store, sessions, self.withRole(Role.FOLLOWER), group, config, clock, scheduler);
+        SessionKeeper.Holder holder = session == null ? null : new SessionHolder();
+        this.membership = sessions == null
+                ? new LeaseMembership(store.registry(), group, self.withRole(Role.FOLLOWER), config, scheduler, clock,
+                        guarded, link, events::emit, output::reportError)
+                : new LeaseMembership(store.registry(), sessions, watched -> session.keeper().watchMembers(holder,
+                        watched), group, self.withRole(Role.FOLLOWER), config, scheduler, clock, guarded, link,
+                        events::emit, output::reportError);
         this.machine = new LeaseMachine(group, nodeId, config, clock, scheduler, random, guarded,
-                new LeaseCalls(store.leases(), group, nodeId, config, calls), output, membership);
-        this.lifecycle = new LeaseLifecycle(group, config, scheduler, events, machine, afterClose);
+                new LeaseCalls(store.leases(), sessions, group, nodeId, config, calls), output, membership,
+                sessions != null);
+        Runnable unbind = session == null ? afterClose : () -> {
+            session.keeper().detach(holder);
+            session.unbind();
+            if (afterClose != null) {
+                afterClose.run();
+            }
+        };
+        this.lifecycle = new LeaseLifecycle(group, config, scheduler, events, machine, unbind);
+        if (session != null) {
+            session.keeper().attach(holder, scheduler::execute);
+        }
+    }
+
+    /** The session keeper's calls into this election, each run on its scheduler. */
+    private final class SessionHolder implements SessionKeeper.Holder {
+
+        @Override
+        public void sessionOpened(SessionKeeper.Session opened) {
+            machine.onSessionOpened(opened);
+        }
+
+        @Override
+        public void sessionLost(SessionKeeper.Session lost, ElectionEvent.LossReason reason) {
+            machine.onSessionLost(lost, reason);
+        }
+
+        @Override
+        public void membersEnded(Set<String> sessions) {
+            membership.onMembersEnded();
+        }
+
+        @Override
+        public void storeReplied() {
+            link.heardFromStore();
+        }
+    }
+
+    /** Whether this election's lease is bound to the process's store session (see the constructor). */
+    public boolean sessionBound() {
+        return session != null;
     }
 
     // ------------------------------------------------------------------ queries (any thread)
@@ -195,7 +273,7 @@ public final class LeaseElection implements StoreElection {
         Optional<LeaderInfo> leader = leader();
         Optional<String> trouble = problem();
         return membership.members().thenApply(members -> new ClusterStatus(group, nodeId, state, leader,
-                LeaseMembership.health(members, config.processHeartbeatInterval()), trouble,
+                LeaseMembership.health(members, membership.heartbeatInterval()), trouble,
                 Optional.of(link.contact())));
     }
 

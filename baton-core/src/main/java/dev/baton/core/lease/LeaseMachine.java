@@ -75,9 +75,17 @@ final class LeaseMachine {
     private Subscription leaseNotices;
     /** The waiting follower's acquire, sent straight from the notice thread on a release (see {@link ArmedAcquire}). */
     private final ArmedAcquire armed = new ArmedAcquire();
+    /** Whether leases are bound to the process's store session ({@link SessionKeeper}) instead of each having a TTL. */
+    private final boolean sessionBound;
+    /** The open session to bind leases to; null while there is none (and always with leases of their own). */
+    private SessionKeeper.Session session;
+    /** The session the current leadership is bound to (null while not leading, or with a lease of its own). */
+    private SessionKeeper.Session leadingSession;
 
     LeaseMachine(String group, String nodeId, ElectionConfig config, Clock clock, Scheduler scheduler, Random random,
-            ElectionMetrics metrics, LeaseCalls storeCalls, LeaseOutput output, LeaseMembership membership) {
+            ElectionMetrics metrics, LeaseCalls storeCalls, LeaseOutput output, LeaseMembership membership,
+            boolean sessionBound) {
+        this.sessionBound = sessionBound;
         this.group = group;
         this.nodeId = nodeId;
         this.config = config;
@@ -124,6 +132,9 @@ final class LeaseMachine {
         if (state != State.FOLLOWING) {
             return;
         }
+        if (sessionBound && session == null) {
+            return; // contends as soon as a session is open (onSessionOpened)
+        }
         if (acquireInFlight || !armed.disarmForAttempt()) {
             recheckAfterFlight = true;
             return;
@@ -140,11 +151,14 @@ final class LeaseMachine {
         long attemptGeneration = generation;
         long sentAt = clock.nanoTime();
         NodeInfo candidate = membership.self().withRole(Role.LEADER);
-        storeCalls.acquire(candidate, (result, error) -> onAcquireReply(attemptGeneration, sentAt, result, error),
-                this::onLateAcquireReply);
+        SessionKeeper.Session bound = session;
+        storeCalls.acquire(candidate, bound,
+                (result, error) -> onAcquireReply(attemptGeneration, sentAt, bound, result, error),
+                late -> onLateAcquireReply(bound, late));
     }
 
-    private void onAcquireReply(long attemptGeneration, long sentAt, AcquireResult result, Throwable error) {
+    private void onAcquireReply(long attemptGeneration, long sentAt, SessionKeeper.Session bound,
+            AcquireResult result, Throwable error) {
         acquireInFlight = false;
         if (state == State.FOLLOWING) {
             output.publishState(NodeState.FOLLOWER);
@@ -152,8 +166,16 @@ final class LeaseMachine {
         if (state == State.CLOSED || attemptGeneration != generation) {
             if (result instanceof AcquireResult.Granted granted) {
                 // Granted after we stopped wanting it: hand it straight back instead of making others wait.
-                handBack(granted.term());
+                handBack(granted.term(), bound);
             }
+            return;
+        }
+        if (sessionBound && bound != session) {
+            // The session ended while the call was out: a lease bound to it is worth nothing. Free it, try again.
+            if (result instanceof AcquireResult.Granted granted) {
+                handBack(granted.term(), bound);
+            }
+            attempt();
             return;
         }
         if (error != null) {
@@ -166,10 +188,11 @@ final class LeaseMachine {
         acquireFailures = 0;
         output.clearProblem();
         if (result instanceof AcquireResult.Granted granted) {
-            long deadline = sentAt + config.localValidity().toNanos();
+            // A lease bound to a session lives as long as the session: its deadline is the session's.
+            long deadline = bound != null ? bound.deadline().nanos() : sentAt + config.localValidity().toNanos();
             if (clock.nanoTime() - deadline >= 0) {
                 log.warn("Lease for {} term {} was granted too late to be used; giving it back", group, granted.term());
-                handBack(granted.term());
+                handBack(granted.term(), bound);
                 wakeIn(config.retryInterval());
                 return;
             }
@@ -178,11 +201,11 @@ final class LeaseMachine {
                 // granted, or handed back, a newer term; or another node holds one): its lease is gone.
                 log.warn("Lease for {} term {} was granted after term {} was seen; not leading it", group,
                         granted.term(), highestTermSeen);
-                handBack(granted.term());
+                handBack(granted.term(), bound);
                 attempt();
                 return;
             }
-            becomeLeader(granted.term(), sentAt, deadline);
+            becomeLeader(granted.term(), sentAt, deadline, bound);
         } else if (result instanceof AcquireResult.Denied denied) {
             learnLeader(new LeaderInfo(denied.current().owner(), denied.current().term()));
             closeElection(false);
@@ -199,10 +222,10 @@ final class LeaseMachine {
      * A grant that arrived after its call timed out (a slow or paused store, a request stuck behind others). This node
      * never acted on it; hand it back so that others need not wait for it to expire (see {@link #handBack}).
      */
-    private void onLateAcquireReply(AcquireResult result) {
+    private void onLateAcquireReply(SessionKeeper.Session bound, AcquireResult result) {
         if (result instanceof AcquireResult.Granted granted
                 && (current == null || current.term() != granted.term())) {
-            handBack(granted.term());
+            handBack(granted.term(), bound);
         }
     }
 
@@ -214,27 +237,29 @@ final class LeaseMachine {
      * {@code LeadershipLost} and the release waits for them, until its deadline at most); only then does the lease
      * go. And no grant below this one is led from now on: it too is already superseded.
      */
-    private void handBack(long term) {
+    private void handBack(long term, SessionKeeper.Session bound) {
         if (term > highestTermSeen) {
             highestTermSeen = term;
         }
         if (state == State.LEADING && current.term() < term) {
             log.warn("Lease for {} was granted to this node again under term {} by a late acquire; ending term {} "
                     + "before giving it back", group, term, current.term());
-            release(term, LossReason.LEASE_TAKEN, false, new CompletableFuture<>());
+            release(term, bound, LossReason.LEASE_TAKEN, false, new CompletableFuture<>());
         } else {
-            releaseQuietly(term);
+            releaseQuietly(term, bound);
         }
     }
 
-    private void becomeLeader(long term, long sentAt, long deadline) {
+    private void becomeLeader(long term, long sentAt, long deadline, SessionKeeper.Session bound) {
         armed.disarm();
         generation++;
         state = State.LEADING;
         output.publishState(NodeState.LEADER);
         wakeTimer.cancel();
         metrics.validUntil(term, deadline);
-        currentDeadline = new LeaseDeadline(deadline);
+        leadingSession = bound;
+        // Bound to a session, the leadership shares the session's deadline, which only the session keeper moves.
+        currentDeadline = bound != null ? bound.deadline() : new LeaseDeadline(deadline);
         current = currentDeadline.leadership(group, nodeId, term, clock, this::holdsTerm);
         output.publishLeadership(current);
         openElection();
@@ -242,8 +267,10 @@ final class LeaseMachine {
         learnLeader(current.info());
         closeElection(true);
         membership.onLeadershipAcquired();
-        scheduleRenewal(sentAt + config.renewInterval().toNanos());
-        armDeadline();
+        if (bound == null) {
+            scheduleRenewal(sentAt + config.renewInterval().toNanos());
+            armDeadline();
+        }
     }
 
     private boolean holdsTerm(long term) {
@@ -319,6 +346,22 @@ final class LeaseMachine {
         scheduleRenewal(sentAt + config.renewInterval().toNanos());
     }
 
+    /**
+     * A leader bound to a session, told of a newer term: it has no renewal to ask, so it reads the lease and ends its
+     * term if the lease is no longer its own.
+     */
+    private void verify(long verifyGeneration) {
+        long term = current.term();
+        storeCalls.read((lease, error) -> {
+            if (state != State.LEADING || verifyGeneration != generation || error != null) {
+                return;
+            }
+            if (lease.isEmpty() || lease.get().term() != term) {
+                loseLeadership(LossReason.LEASE_TAKEN);
+            }
+        });
+    }
+
     /** Ends the current term without releasing: the lease was taken or could not be renewed in time. */
     private void loseLeadership(LossReason reason) {
         long term = stopLeading();
@@ -341,6 +384,7 @@ final class LeaseMachine {
         output.publishLeadership(null);
         current = null;
         currentDeadline = null;
+        leadingSession = null;
         renewTimer.cancel();
         deadlineTimer.cancel();
         membership.onLeadershipLost();
@@ -352,19 +396,20 @@ final class LeaseMachine {
      * the deadline has passed, after which the lease is no longer ours to protect anyway).
      */
     private void release(boolean calledFromListener, CompletableFuture<Void> done) {
-        release(current.term(), LossReason.RELEASED, calledFromListener, done);
+        release(current.term(), leadingSession, LossReason.RELEASED, calledFromListener, done);
     }
 
     /**
      * Stops leading the current term for {@code reason}, then releases the lease under {@code leaseTerm} (the current
      * term, or a newer one the store granted this node by a late acquire) once the listeners have returned.
      */
-    private void release(long leaseTerm, LossReason reason, boolean calledFromListener, CompletableFuture<Void> done) {
+    private void release(long leaseTerm, SessionKeeper.Session leaseSession, LossReason reason,
+            boolean calledFromListener, CompletableFuture<Void> done) {
         long deadline = current.deadlineNanos();
         long term = stopLeading();
         CompletableFuture<Void> delivered = output.emit(new ElectionEvent.LeadershipLost(clock.instant(), term, reason));
         learnLeader(null);
-        Runnable sendRelease = once(() -> storeCalls.release(leaseTerm, (released, error) -> {
+        Runnable sendRelease = once(() -> storeCalls.release(leaseTerm, leaseSession, (released, error) -> {
                     if (error != null) {
                         output.reportError("release", "releasing the lease of term " + leaseTerm + " failed", error);
                     }
@@ -402,8 +447,9 @@ final class LeaseMachine {
         scheduler.execute(() -> onFiredAcquire(notice));
         long sentAt = clock.nanoTime();
         // The node as it is now (its metadata may have changed since the acquire was armed).
-        storeCalls.acquire(membership.self().withRole(Role.LEADER),
-                (result, error) -> onAcquireReply(shot.generation(), sentAt, result, error), this::onLateAcquireReply);
+        storeCalls.acquire(membership.self().withRole(Role.LEADER), shot.session(),
+                (result, error) -> onAcquireReply(shot.generation(), sentAt, shot.session(), result, error),
+                late -> onLateAcquireReply(shot.session(), late));
     }
 
     /** The acquire the notice thread sent on {@code notice}: from now on it is this machine's acquire in flight. */
@@ -426,23 +472,54 @@ final class LeaseMachine {
      * contend on it: not while an acquire is in flight, while holding off after a step-down, or with a release jitter.
      */
     private void armIfWaiting() {
-        if (state == State.FOLLOWING && !acquireInFlight && !holdingOff && config.releaseJitter().isZero()) {
-            armed.arm(new ArmedAcquire.Shot(generation, highestTermSeen));
+        if (state == State.FOLLOWING && !acquireInFlight && !holdingOff && config.releaseJitter().isZero()
+                && (!sessionBound || session != null)) {
+            armed.arm(new ArmedAcquire.Shot(generation, highestTermSeen, session));
         } else {
             armed.disarm();
         }
     }
 
-    private void releaseQuietly(long term) {
-        storeCalls.release(term, (released, error) -> {
+    private void releaseQuietly(long term, SessionKeeper.Session bound) {
+        storeCalls.release(term, bound, (released, error) -> {
         });
+    }
+
+    // ------------------------------------------------------------------ the store session (when bound to one)
+
+    /** A session is open: contend with it (the session keeper says so on this machine's scheduler). */
+    void onSessionOpened(SessionKeeper.Session opened) {
+        if (state == State.CLOSED) {
+            return;
+        }
+        session = opened;
+        membership.onSessionOpened(opened);
+        if (state == State.FOLLOWING) {
+            attempt();
+        }
+    }
+
+    /** The session ended: a leadership bound to it ends with it, and contending waits for the next session. */
+    void onSessionLost(SessionKeeper.Session lost, LossReason reason) {
+        if (session == lost) {
+            session = null;
+            armed.disarm();
+        }
+        membership.onSessionLost(lost);
+        if (state == State.LEADING && leadingSession == lost) {
+            loseLeadership(reason);
+        }
     }
 
     private void onNotice(LeaseNotice notice) {
         if (state == State.LEADING) {
             if (!notice.owner().equals(nodeId) && notice.term() > current.term()) {
                 // Someone holds a newer term: find out now rather than at the next renewal.
-                renew(generation);
+                if (leadingSession != null) {
+                    verify(generation);
+                } else {
+                    renew(generation);
+                }
             }
             return;
         }

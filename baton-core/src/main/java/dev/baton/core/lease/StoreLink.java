@@ -36,6 +36,14 @@ final class StoreLink {
         failures.success();
     }
 
+    /**
+     * The store answered a call made for this election by someone else (the session keeper's keep-alive), from any
+     * thread: only the silence is reset, the failure log belongs to the election's own calls.
+     */
+    void heardFromStore() {
+        lastReplyNanos = clock.nanoTime();
+    }
+
     /** A call of {@code kind} failed or timed out; {@code message} describes it in full. */
     void failed(String kind, String message) {
         failures.failure(kind, message);

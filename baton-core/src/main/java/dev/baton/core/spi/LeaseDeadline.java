@@ -29,11 +29,24 @@ public final class LeaseDeadline implements LongSupplier {
     }
 
     /**
-     * Moves the deadline to {@code newNanos} if that is later; it never moves back. Only the thread that drives the
-     * election calls this. Returns whether it moved.
+     * Moves the deadline to {@code newNanos} if that is later (only {@link #cutTo} moves it back). Only the thread
+     * that drives the election calls this. Returns whether it moved.
      */
     public boolean extendTo(long newNanos) {
         if (newNanos - nanos > 0) {
+            nanos = newNanos;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Moves the deadline back to {@code newNanos} if that is earlier: the engine learned that the lease has ended
+     * (its session ended on the store), so no leadership built on it may count as valid past now. Only the thread
+     * that drives the election calls this. Returns whether it moved.
+     */
+    public boolean cutTo(long newNanos) {
+        if (newNanos - nanos < 0) {
             nanos = newNanos;
             return true;
         }

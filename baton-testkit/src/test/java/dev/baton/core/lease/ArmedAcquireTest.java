@@ -102,7 +102,7 @@ class ArmedAcquireTest {
         ArmedAcquire armed = new ArmedAcquire();
         assertThat(armed.fire(5)).as("not armed").isNull();
 
-        ArmedAcquire.Shot shot = new ArmedAcquire.Shot(3, 5);
+        ArmedAcquire.Shot shot = new ArmedAcquire.Shot(3, 5, null);
         armed.arm(shot);
         assertThat(armed.fire(4)).as("a release older than the newest term seen is stale").isNull();
         assertThat(armed.armed()).isTrue();
@@ -114,11 +114,11 @@ class ArmedAcquireTest {
     @Test
     void aFiredShotStaysInFlightUntilTheMachineTakesItOver() {
         ArmedAcquire armed = new ArmedAcquire();
-        armed.arm(new ArmedAcquire.Shot(1, 1));
+        armed.arm(new ArmedAcquire.Shot(1, 1, null));
         armed.fire(1);
 
         armed.disarm();
-        armed.arm(new ArmedAcquire.Shot(1, 1));
+        armed.arm(new ArmedAcquire.Shot(1, 1, null));
         assertThat(armed.fired()).as("neither disarm nor arm forgets an acquire in flight").isTrue();
         assertThat(armed.fire(1)).isNull();
 

@@ -160,7 +160,7 @@ class LateGrantExclusionTest {
         });
         notices.start();
         for (int i = 0; i < rounds; i++) {
-            armed.arm(new ArmedAcquire.Shot(1, 1));
+            armed.arm(new ArmedAcquire.Shot(1, 1, null));
             int firedBefore = fired.get();
             start.await();
             boolean attemptSends = armed.disarmForAttempt();

@@ -1,0 +1,317 @@
+package dev.baton.core.lease;
+
+import dev.baton.core.ElectionConfig;
+import dev.baton.core.ElectionEvent.LossReason;
+import dev.baton.core.ElectionMetrics;
+import dev.baton.core.NodeInfo;
+import dev.baton.core.spi.FailureLog;
+import dev.baton.core.spi.LeaseDeadline;
+import dev.baton.core.store.SessionStore;
+import dev.baton.core.time.Clock;
+import dev.baton.core.time.Scheduler;
+import dev.baton.core.time.Scheduler.Cancellable;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one store session of a process (per store, node and timings), shared by every lease election bound to it: it
+ * opens the session, keeps it alive with one call per renew interval, and holds its local deadline, the one every
+ * leadership bound to it shares (DESIGN §3's rule 1, applied once per process instead of once per group). When the
+ * session ends on the store or its deadline passes, every holder hears it at once, and a new session is opened.
+ *
+ * <p>It also answers, for the leaders that track their group's members, whether the members' sessions still live:
+ * one {@link SessionStore#remaining} call per check interval for all of them, instead of a listing per group.
+ *
+ * <p>All state is confined to its scheduler. Holders are told through their own executors (their elections'
+ * schedulers), so no holder's state is touched from here.
+ */
+final class SessionKeeper {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseElection.class);
+
+    /** A lease election bound to the session. Every call comes through the executor it attached with. */
+    interface Holder {
+
+        /** A session is open (the first one, or one after the last ended): contend and join with it. */
+        void sessionOpened(Session session);
+
+        /** {@code session} has ended for {@code reason}: every leadership bound to it has ended too. */
+        void sessionLost(Session session, LossReason reason);
+
+        /** Some of the member sessions this holder asked about have ended. */
+        void membersEnded(Set<String> sessions);
+
+        /** The store answered one of the session's calls: the holder's link to the store is alive. */
+        void storeReplied();
+    }
+
+    /**
+     * One incarnation of the session: its id on the store and its local deadline, which the keeper alone moves and
+     * which every leadership bound to it reads.
+     */
+    record Session(String id, LeaseDeadline deadline, long incarnation) {
+    }
+
+    private final SessionStore store;
+    private final NodeInfo self;
+    private final ElectionConfig config;
+    private final Clock clock;
+    private final Scheduler scheduler;
+    private final TimedCalls calls;
+    private final Map<Holder, Executor> holders = new LinkedHashMap<>();
+    private final Map<Holder, Set<String>> memberWatches = new HashMap<>();
+
+    private Session session;
+    private long incarnations;
+    private boolean opening;
+    private boolean shutDown;
+    private int openFailures;
+    private Cancellable keepAliveTimer = Cancellable.NONE;
+    private Cancellable deadlineTimer = Cancellable.NONE;
+    private Cancellable memberTimer = Cancellable.NONE;
+    private boolean memberCheckInFlight;
+
+    SessionKeeper(SessionStore store, NodeInfo self, ElectionConfig config, Clock clock, Scheduler scheduler) {
+        this.store = store;
+        this.self = self;
+        this.config = config;
+        this.clock = clock;
+        this.scheduler = scheduler;
+        StoreLink link = new StoreLink(clock, config.storeContactLimit(),
+                new FailureLog("[session of " + self.id() + "] ", "store", clock, FailureLog.DEFAULT_INTERVAL,
+                        FailureLog.Lines.of(log)));
+        this.calls = new TimedCalls(scheduler, clock, ElectionMetrics.NONE, link);
+    }
+
+    // ------------------------------------------------------------------ holders (any thread)
+
+    /** Binds {@code holder}; it hears of the open session at once, or when the session opens. */
+    void attach(Holder holder, Executor executor) {
+        scheduler.execute(() -> {
+            if (shutDown) {
+                return;
+            }
+            holders.put(holder, executor);
+            if (session != null) {
+                Session current = session;
+                executor.execute(() -> holder.sessionOpened(current));
+            } else {
+                open();
+            }
+        });
+    }
+
+    /** Unbinds {@code holder}: it hears nothing more. */
+    void detach(Holder holder) {
+        scheduler.execute(() -> {
+            holders.remove(holder);
+            memberWatches.remove(holder);
+        });
+    }
+
+    /** Tells {@code holder} when any of {@code sessions} (its group's members) has ended; replaces its last set. */
+    void watchMembers(Holder holder, Set<String> sessions) {
+        Set<String> copy = Set.copyOf(sessions);
+        scheduler.execute(() -> {
+            if (!holders.containsKey(holder)) {
+                return;
+            }
+            if (copy.isEmpty()) {
+                memberWatches.remove(holder);
+            } else {
+                memberWatches.put(holder, copy);
+                if (memberTimer == Cancellable.NONE && !memberCheckInFlight) {
+                    scheduleMemberCheck();
+                }
+            }
+        });
+    }
+
+    /** The last holder left: close the session on the store (its leases were released by their elections). */
+    void shutDown() {
+        scheduler.execute(() -> {
+            shutDown = true;
+            holders.clear();
+            memberWatches.clear();
+            keepAliveTimer.cancel();
+            deadlineTimer.cancel();
+            memberTimer.cancel();
+            Session last = session;
+            session = null;
+            if (last != null) {
+                closeQuietly(last.id());
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ the session
+
+    private void open() {
+        if (opening || shutDown) {
+            return;
+        }
+        opening = true;
+        long sentAt = clock.nanoTime();
+        calls.call("open session", config.storeTimeout(), () -> store.open(self, config.leaseTtl()),
+                (id, error) -> onOpened(sentAt, id, error));
+    }
+
+    private void onOpened(long sentAt, String id, Throwable error) {
+        opening = false;
+        if (shutDown) {
+            if (id != null) {
+                closeQuietly(id);
+            }
+            return;
+        }
+        if (error != null) {
+            openFailures++;
+            log.warn("Opening the store session of {} failed: {}", self.id(), TimedCalls.unwrap(error).toString());
+            long backoff = config.retryInterval().toNanos() << Math.min(openFailures - 1, 16);
+            scheduler.schedule(Duration.ofNanos(Math.min(backoff, config.checkInterval().toNanos())), this::open);
+            return;
+        }
+        openFailures = 0;
+        long deadline = sentAt + config.localValidity().toNanos();
+        if (clock.nanoTime() - deadline >= 0) {
+            closeQuietly(id);
+            open();
+            return;
+        }
+        session = new Session(id, new LeaseDeadline(deadline), ++incarnations);
+        Session opened = session;
+        replied();
+        holders.forEach((holder, executor) -> executor.execute(() -> holder.sessionOpened(opened)));
+        scheduleKeepAlive(sentAt + config.renewInterval().toNanos());
+        armDeadline();
+    }
+
+    private void scheduleKeepAlive(long atNanos) {
+        keepAliveTimer.cancel();
+        long incarnation = session.incarnation();
+        keepAliveTimer = scheduler.schedule(Duration.ofNanos(Math.max(0, atNanos - clock.nanoTime())),
+                () -> keepAlive(incarnation));
+    }
+
+    private void keepAlive(long incarnation) {
+        if (session == null || session.incarnation() != incarnation) {
+            return;
+        }
+        long sentAt = clock.nanoTime();
+        long left = session.deadline().nanos() - sentAt;
+        if (left <= 0) {
+            end(LossReason.EXPIRED_LOCALLY);
+            return;
+        }
+        Duration timeout = Duration.ofNanos(Math.min(config.storeTimeout().toNanos(), left));
+        String id = session.id();
+        calls.call("keep session alive", timeout, () -> store.keepAlive(id, config.leaseTtl()),
+                (alive, error) -> onKeptAlive(incarnation, sentAt, alive, error));
+    }
+
+    private void onKeptAlive(long incarnation, long sentAt, Boolean alive, Throwable error) {
+        if (session == null || session.incarnation() != incarnation) {
+            return;
+        }
+        if (error != null) {
+            log.warn("Keeping the store session of {} alive failed: {}", self.id(),
+                    TimedCalls.unwrap(error).toString());
+            long retryAt = clock.nanoTime() + config.retryInterval().toNanos();
+            if (retryAt - session.deadline().nanos() < 0) {
+                scheduleKeepAlive(retryAt);
+            }
+            return;
+        }
+        replied();
+        if (!alive) {
+            log.warn("The store session of {} ended on the store; every group it held is lost", self.id());
+            end(LossReason.LEASE_TAKEN);
+            return;
+        }
+        session.deadline().extendTo(sentAt + config.localValidity().toNanos());
+        armDeadline();
+        scheduleKeepAlive(sentAt + config.renewInterval().toNanos());
+    }
+
+    private void armDeadline() {
+        deadlineTimer.cancel();
+        long incarnation = session.incarnation();
+        deadlineTimer = scheduler.schedule(
+                Duration.ofNanos(Math.max(0, session.deadline().nanos() - clock.nanoTime())), () -> {
+                    if (session == null || session.incarnation() != incarnation) {
+                        return;
+                    }
+                    if (clock.nanoTime() - session.deadline().nanos() >= 0) {
+                        end(LossReason.EXPIRED_LOCALLY);
+                    } else {
+                        armDeadline();
+                    }
+                });
+    }
+
+    /** The session is over for this process: every holder loses what it held, and a new session opens. */
+    private void end(LossReason reason) {
+        Session ended = session;
+        session = null;
+        ended.deadline().cutTo(clock.nanoTime());
+        keepAliveTimer.cancel();
+        deadlineTimer.cancel();
+        holders.forEach((holder, executor) -> executor.execute(() -> holder.sessionLost(ended, reason)));
+        if (reason == LossReason.EXPIRED_LOCALLY) {
+            // It may still live on the store (this process could not reach it): end it there if we can, so that
+            // its groups pass on now rather than when it expires.
+            closeQuietly(ended.id());
+        }
+        open();
+    }
+
+    private void closeQuietly(String id) {
+        calls.call("close session", config.storeTimeout(), () -> store.close(id), (closed, error) -> {
+        });
+    }
+
+    private void replied() {
+        holders.keySet().forEach(Holder::storeReplied);
+    }
+
+    // ------------------------------------------------------------------ members' sessions
+
+    private void scheduleMemberCheck() {
+        memberTimer = scheduler.schedule(config.checkInterval(), this::checkMembers);
+    }
+
+    private void checkMembers() {
+        memberTimer = Cancellable.NONE;
+        if (memberWatches.isEmpty() || shutDown) {
+            return;
+        }
+        Set<String> asked = new HashSet<>();
+        memberWatches.values().forEach(asked::addAll);
+        memberCheckInFlight = true;
+        calls.call("check members' sessions", config.storeTimeout(), () -> store.remaining(asked),
+                (alive, error) -> {
+                    memberCheckInFlight = false;
+                    if (error == null) {
+                        replied();
+                        memberWatches.forEach((holder, watched) -> {
+                            Set<String> ended = new HashSet<>(watched);
+                            ended.removeAll(alive.keySet());
+                            ended.retainAll(asked);
+                            if (!ended.isEmpty()) {
+                                holders.get(holder).execute(() -> holder.membersEnded(ended));
+                            }
+                        });
+                    }
+                    if (!memberWatches.isEmpty() && !shutDown) {
+                        scheduleMemberCheck();
+                    }
+                });
+    }
+}
