@@ -77,6 +77,7 @@ public final class LeaseElection implements StoreElection {
     private final LeaseOutput output;
     private final LeaseMachine machine;
     private final LeaseLifecycle lifecycle;
+    private final ElectionMetrics metrics;
     /** The store session this election's lease is bound to, or null for a lease with a TTL of its own. */
     private final SessionKeepers.Binding session;
 
@@ -146,6 +147,7 @@ public final class LeaseElection implements StoreElection {
         this.events = new EventDispatcher(eventExecutor);
         // Its callbacks run inside the renewal and heartbeat loops: one that throws must not end them.
         ElectionMetrics guarded = GuardedMetrics.guard(Objects.requireNonNull(metrics, "metrics"));
+        this.metrics = guarded;
         this.link = new StoreLink(clock, config.storeContactLimit(), new FailureLog("[" + group + "] ", "store", clock,
                 FailureLog.DEFAULT_INTERVAL, failureLines));
         TimedCalls calls = new TimedCalls(scheduler, clock, guarded, link);
@@ -197,6 +199,14 @@ public final class LeaseElection implements StoreElection {
         @Override
         public void storeReplied() {
             link.heardFromStore();
+        }
+
+        @Override
+        public void keptAlive(SessionKeeper.Session kept, long latencyNanos, long marginNanos, long deadlineNanos) {
+            machine.leadsIn(kept).ifPresent(term -> {
+                metrics.leaseRenewed(latencyNanos, marginNanos);
+                metrics.validUntil(term, deadlineNanos);
+            });
         }
     }
 

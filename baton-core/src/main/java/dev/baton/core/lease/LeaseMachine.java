@@ -19,6 +19,7 @@ import dev.baton.core.time.Scheduler;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -79,8 +80,11 @@ final class LeaseMachine {
     private final boolean sessionBound;
     /** The open session to bind leases to; null while there is none (and always with leases of their own). */
     private SessionKeeper.Session session;
-    /** The session the current leadership is bound to (null while not leading, or with a lease of its own). */
-    private SessionKeeper.Session leadingSession;
+    /**
+     * The session the current leadership is bound to (null while not leading, or with a lease of its own). Volatile:
+     * the session keeper reads it from its own thread when it extends the session ({@link #leadsIn}).
+     */
+    private volatile SessionKeeper.Session leadingSession;
 
     LeaseMachine(String group, String nodeId, ElectionConfig config, Clock clock, Scheduler scheduler, Random random,
             ElectionMetrics metrics, LeaseCalls storeCalls, LeaseOutput output, LeaseMembership membership,
@@ -486,6 +490,13 @@ final class LeaseMachine {
     }
 
     // ------------------------------------------------------------------ the store session (when bound to one)
+
+    /** The term this machine leads bound to {@code s}, or empty; from any thread. */
+    OptionalLong leadsIn(SessionKeeper.Session s) {
+        Leadership leadership = output.leadership();
+        return leadingSession == s && leadership != null
+                ? OptionalLong.of(leadership.term()) : OptionalLong.empty();
+    }
 
     /** A session is open: contend with it (the session keeper says so on this machine's scheduler). */
     void onSessionOpened(SessionKeeper.Session opened) {

@@ -50,6 +50,14 @@ final class SessionKeeper {
 
         /** The store answered one of the session's calls: the holder's link to the store is alive. */
         void storeReplied();
+
+        /**
+         * A keep-alive sent {@code latencyNanos} ago succeeded and {@code session}'s deadline is about to move to
+         * {@code deadlineNanos} ({@code marginNanos} was left before it when the keep-alive was sent). Called on the
+         * keeper's thread, before the deadline moves, so that a leader bound to the session reports its new validity
+         * first (see {@link ElectionMetrics#validUntil}); it must be quick and thread-safe.
+         */
+        void keptAlive(Session session, long latencyNanos, long marginNanos, long deadlineNanos);
     }
 
     /**
@@ -235,7 +243,12 @@ final class SessionKeeper {
             end(LossReason.LEASE_TAKEN);
             return;
         }
-        session.deadline().extendTo(sentAt + config.localValidity().toNanos());
+        long extended = sentAt + config.localValidity().toNanos();
+        long now = clock.nanoTime();
+        Session kept = session;
+        holders.keySet().forEach(holder -> holder.keptAlive(kept, now - sentAt, kept.deadline().nanos() - sentAt,
+                extended));
+        kept.deadline().extendTo(extended);
         armDeadline();
         scheduleKeepAlive(sentAt + config.renewInterval().toNanos());
     }

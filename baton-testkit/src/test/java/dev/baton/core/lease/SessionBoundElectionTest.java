@@ -7,6 +7,7 @@ import dev.baton.core.Baton;
 import dev.baton.core.ElectionConfig;
 import dev.baton.core.ElectionEvent;
 import dev.baton.core.ElectionEvent.LossReason;
+import dev.baton.core.ElectionMetrics;
 import dev.baton.core.Leadership;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.StoreElection;
@@ -103,6 +104,8 @@ class SessionBoundElectionTest {
         final FaultInjectingStore link;
         final List<StoreElection> elections = new ArrayList<>();
         final List<ElectionEvent> events = new CopyOnWriteArrayList<>();
+        /** The newest deadline each term reported through {@link ElectionMetrics#validUntil}. */
+        final Map<Long, Long> validUntil = new ConcurrentHashMap<>();
 
         Process(String id, CoordinationStore through) {
             this.id = id;
@@ -112,7 +115,12 @@ class SessionBoundElectionTest {
         StoreElection join(String group) {
             StoreElection election = Baton.election(link).group(group).node(NodeInfo.of(id, "test-" + id))
                     .config(config).clock(clock).scheduler(scheduler).eventExecutor(Runnable::run)
-                    .random(new Random(random.nextLong())).recordEvents(false).build();
+                    .random(new Random(random.nextLong())).recordEvents(false).metrics(new ElectionMetrics() {
+                        @Override
+                        public void validUntil(long term, long deadlineNanos) {
+                            validUntil.put(term, deadlineNanos);
+                        }
+                    }).build();
             election.addListener(events::add);
             elections.add(election);
             election.start();
@@ -158,6 +166,19 @@ class SessionBoundElectionTest {
         assertThat(counting.count("SessionStore.keepAlive")).isBetween(9L, 11L);
         assertThat(counting.total()).as("every call in the window: %s", counting.calls)
                 .isEqualTo(counting.count("SessionStore.keepAlive"));
+    }
+
+    @Test
+    void everyLeaderReportsEachNewDeadlineOfTheSession() {
+        Process a = new Process("a", store);
+        a.joinAll(groups(5));
+        List<Leadership> held = a.leaderships();
+        long first = held.get(0).deadlineNanos();
+
+        scheduler.advance(config.renewInterval().multipliedBy(3));
+
+        assertThat(held.get(0).deadlineNanos()).isGreaterThan(first);
+        assertThat(held).allSatisfy(l -> assertThat(a.validUntil.get(l.term())).isEqualTo(l.deadlineNanos()));
     }
 
     @Test
