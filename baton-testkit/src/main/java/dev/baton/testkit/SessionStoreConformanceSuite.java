@@ -28,6 +28,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,8 +54,14 @@ public abstract class SessionStoreConformanceSuite {
     private SessionStore sessions;
     private String group;
 
+    /** Whether to run at all: a suite nested in {@link StoreConformanceSuite} runs only where sessions are offered. */
+    protected boolean offered() {
+        return true;
+    }
+
     @BeforeEach
     void openStore() {
+        Assumptions.assumeTrue(offered(), "this backend offers no sessions");
         store = open();
         sessions = store.sessions().orElseThrow(() -> new AssertionError(store.describe() + " offers no sessions"));
         group = "sessions-" + UUID.randomUUID();

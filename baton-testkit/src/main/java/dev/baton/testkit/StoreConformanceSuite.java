@@ -117,9 +117,9 @@ public abstract class StoreConformanceSuite {
     @Nested
     class Sessions extends SessionStoreConformanceSuite {
 
-        @BeforeEach
-        void onlyWhereOffered() {
-            org.junit.jupiter.api.Assumptions.assumeTrue(offersSessions(), "this backend offers no sessions");
+        @Override
+        protected boolean offered() {
+            return offersSessions();
         }
 
         @Override

@@ -65,7 +65,30 @@ class ShutdownReleaseTest {
 
         assertThat(election.state()).isEqualTo(NodeState.STOPPED);
         assertThat(election.closeAsync()).isCompleted();
-        assertThat(hooks.added.get(0).getName()).isEqualTo("baton-shutdown-release-orders");
+        assertThat(hooks.added.get(0).getName()).isEqualTo("baton-shutdown-release");
+    }
+
+    @Test
+    void manyElectionsShareOneHookThatClosesThemAll() {
+        List<Election> elections = new ArrayList<>();
+        List<ShutdownRelease> releases = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            Election election = election();
+            election.start();
+            ShutdownRelease release = new ShutdownRelease(election, hooks);
+            release.register();
+            elections.add(election);
+            releases.add(release);
+        }
+        assertThat(hooks.added).hasSize(1);
+        releases.get(0).unregister();
+        assertThat(hooks.removed).as("others still registered").isEmpty();
+
+        hooks.added.get(0).run();
+
+        assertThat(elections.subList(1, 50)).allSatisfy(e -> assertThat(e.state()).isEqualTo(NodeState.STOPPED));
+        assertThat(elections.get(0).state()).as("unregistered before the shutdown").isNotEqualTo(NodeState.STOPPED);
+        elections.get(0).close();
     }
 
     @Test
@@ -82,15 +105,31 @@ class ShutdownReleaseTest {
     @Test
     void aJvmAlreadyShuttingDownIsNotAnError() {
         try (Election election = election()) {
-            ShutdownRelease registeredLate = new ShutdownRelease(election, hooks);
             ShutdownRelease removedLate = new ShutdownRelease(election, hooks);
             removedLate.register();
+            RecordingHooks other = new RecordingHooks();
+            ShutdownRelease registeredLate = new ShutdownRelease(election, other);
             hooks.shuttingDown = true;
+            other.shuttingDown = true;
 
             assertThatCode(registeredLate::register).doesNotThrowAnyException();
             assertThatCode(removedLate::unregister).doesNotThrowAnyException();
             assertThat(registeredLate.registered()).isFalse();
             assertThat(removedLate.registered()).isFalse();
+        }
+    }
+
+    @Test
+    void noElectionJoinsAHookThatIsAlreadyRunning() {
+        Election first = election();
+        ShutdownRelease release = new ShutdownRelease(first, hooks);
+        release.register();
+        hooks.added.get(0).run();
+
+        try (Election late = election()) {
+            ShutdownRelease lateRelease = new ShutdownRelease(late, hooks);
+            lateRelease.register();
+            assertThat(lateRelease.registered()).isFalse();
         }
     }
 

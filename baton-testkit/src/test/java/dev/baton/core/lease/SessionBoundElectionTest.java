@@ -62,7 +62,8 @@ class SessionBoundElectionTest {
         }
 
         private <T> T counting(Class<T> role, T target) {
-            return role.cast(Proxy.newProxyInstance(role.getClassLoader(), new Class<?>[] {role}, (proxy, method, args) -> {
+            Class<?>[] roles = {role};
+            return role.cast(Proxy.newProxyInstance(role.getClassLoader(), roles, (proxy, method, args) -> {
                 calls.computeIfAbsent(role.getSimpleName() + "." + method.getName(), k -> new AtomicLong())
                         .incrementAndGet();
                 try {
