@@ -36,6 +36,7 @@ import dev.baton.redis.internal.RedisRegistry;
 import dev.baton.redis.internal.ReplicaAcknowledgement;
 import dev.baton.redis.internal.ScriptRunner;
 import dev.baton.redis.internal.Scripts;
+import dev.baton.redis.internal.SessionKeys;
 import dev.baton.redis.internal.StoreFailures;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.charset.StandardCharsets;
@@ -135,8 +136,9 @@ public final class RedisStore implements CoordinationStore {
         NodeInfoCodec codec = new NodeInfoCodec();
         ReplicaAcknowledgement acknowledgement = new ReplicaAcknowledgement(connections, options.waitReplicas(),
                 options.waitReplicasTimeout(), description);
-        this.leases = new RedisLeases(scripts, codec, options.keyPrefix(), failures, acknowledgement);
-        this.registry = new RedisRegistry(scripts, commands, codec, options.keyPrefix(), failures);
+        SessionKeys sessionKeys = new SessionKeys(options.keyPrefix(), connections.sharded());
+        this.leases = new RedisLeases(scripts, codec, options.keyPrefix(), failures, acknowledgement, sessionKeys);
+        this.registry = new RedisRegistry(scripts, commands, codec, options.keyPrefix(), failures, sessionKeys);
         this.fencing = new RedisFencing(scripts, commands, options.keyPrefix(), failures, acknowledgement);
         this.maps = new RedisFencedMaps(scripts, commands, options.keyPrefix(), failures, acknowledgement);
         this.events = new RedisEventLog(scripts, options.keyPrefix(), options.eventRetention(), failures);

@@ -21,11 +21,12 @@ public final class Scripts {
     public static final LuaScript APPEND_EVENT = LuaScript.load("append_event");
     public static final LuaScript RECENT_EVENTS = LuaScript.load("recent_events");
     public static final LuaScript LEADER_WRITE = LuaScript.load("leader_write");
+    public static final LuaScript LEADER_INFO = LuaScript.load("leader_info");
 
     /** All of the above, for loading at connect time. */
     public static final List<LuaScript> ALL = List.of(ACQUIRE, RENEW, RELEASE, READ, REGISTER, HEARTBEAT,
             UNREGISTER, MEMBERS, MEMBER, SWEEP, FENCED_WRITE, FENCED_PUT, FENCED_REMOVE, APPEND_EVENT,
-            RECENT_EVENTS, LEADER_WRITE);
+            RECENT_EVENTS, LEADER_WRITE, LEADER_INFO);
 
     private Scripts() {}
 }
