@@ -19,6 +19,7 @@ import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.MessageBus;
 import dev.baton.core.store.RegistryStore;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.redis.internal.ChannelRouter;
@@ -33,6 +34,7 @@ import dev.baton.redis.internal.RedisFencing;
 import dev.baton.redis.internal.RedisLeaderRecords;
 import dev.baton.redis.internal.RedisLeases;
 import dev.baton.redis.internal.RedisRegistry;
+import dev.baton.redis.internal.RedisSessions;
 import dev.baton.redis.internal.ReplicaAcknowledgement;
 import dev.baton.redis.internal.ScriptRunner;
 import dev.baton.redis.internal.Scripts;
@@ -44,6 +46,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -116,6 +119,7 @@ public final class RedisStore implements CoordinationStore {
     private final RedisFencedMaps maps;
     private final RedisEventLog events;
     private final RedisLeaderRecords leaderRecords;
+    private final RedisSessions sessions;
     private final ChannelRouter router;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final LeaseStore leasesRole = new LeasesRole();
@@ -125,6 +129,7 @@ public final class RedisStore implements CoordinationStore {
     private final EventLogStore eventsRole = new EventsRole();
     private final MessageBus busRole = new BusRole();
     private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
+    private final Optional<SessionStore> sessionsRole = Optional.of(new SessionsRole());
 
     private RedisStore(RedisStoreOptions options, RedisConnections connections) {
         this.options = options;
@@ -144,6 +149,8 @@ public final class RedisStore implements CoordinationStore {
         this.events = new RedisEventLog(scripts, options.keyPrefix(), options.eventRetention(), failures);
         this.leaderRecords = new RedisLeaderRecords(scripts, commands, options.keyPrefix(), failures,
                 acknowledgement);
+        this.sessions = new RedisSessions(scripts, commands, codec, options.keyPrefix(), failures, acknowledgement,
+                sessionKeys, leases);
         this.router = connections.router(failures);
     }
 
@@ -227,6 +234,16 @@ public final class RedisStore implements CoordinationStore {
     @Override
     public LeaderRecordStore leaderRecords() {
         return leaderRecordsRole;
+    }
+
+    /**
+     * Sessions: a key per session with the session's TTL, and group leases bound to it that carry no TTL of their own
+     * (see {@code docs/architecture.md}, "Redis layout"). Keeping a session alive is one command on one server or
+     * Sentinel, one per slot in use on a cluster, however many groups it holds.
+     */
+    @Override
+    public Optional<SessionStore> sessions() {
+        return sessionsRole;
     }
 
     /**
@@ -440,6 +457,55 @@ public final class RedisStore implements CoordinationStore {
         @Override
         public Subscription subscribe(String channel, Consumer<byte[]> handler) {
             return router.subscribe(options.keyPrefix() + channel, handler);
+        }
+    }
+
+    /** The session role: each operation one script or one pipelined batch ({@link RedisSessions}). */
+    private final class SessionsRole implements SessionStore {
+
+        @Override
+        public CompletableFuture<String> open(NodeInfo owner, Duration ttl) {
+            return call("open session", () -> sessions.open(owner, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> keepAlive(String session, Duration ttl) {
+            return call("keep session alive", () -> sessions.keepAlive(session, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> close(String session) {
+            return call("close session", () -> sessions.close(session));
+        }
+
+        @Override
+        public CompletableFuture<Map<String, Duration>> remaining(Set<String> ids) {
+            return call("read session times", () -> sessions.remaining(ids));
+        }
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
+            return call("acquire", () -> sessions.acquire(group, session, candidate));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String group, String session, long term) {
+            return call("release", () -> sessions.release(group, session, term));
+        }
+
+        @Override
+        public CompletableFuture<Void> join(String group, String session) {
+            return call("join", () -> sessions.join(group, session));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> leave(String group, String session) {
+            return call("leave", () -> sessions.leave(group, session));
+        }
+
+        @Override
+        public CompletableFuture<Map<String, NodeInfo>> members(String group) {
+            return call("list session members", () -> sessions.members(group));
         }
     }
 

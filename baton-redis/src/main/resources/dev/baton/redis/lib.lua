@@ -173,3 +173,19 @@ local function acquire_lease(keys, candidate, process_json, channel, sessions, t
   return {1, term}
 end
 
+-- Whether the caller's session is alive as this slot sees it, for a call that needs it (acquire, join). Its key (a
+-- hash: id = node id, node = node JSON, lastSeen) must exist: an ended session never comes back. On a cluster the
+-- client sends, with its first such call in a slot, the fields and remaining time (copy_ttl ms) it read from the
+-- session's own key just before; the copy is then created here on the caller's word that its session is alive,
+-- which SessionStore allows. copy_ttl is '' otherwise.
+local function session_here(key, copy_ttl, node_id, node, last_seen)
+  if redis.call('EXISTS', key) == 1 then
+    return true
+  end
+  if copy_ttl == '' then
+    return false
+  end
+  redis.call('HSET', key, 'id', node_id, 'node', node, 'lastSeen', last_seen)
+  redis.call('PEXPIRE', key, copy_ttl)
+  return true
+end

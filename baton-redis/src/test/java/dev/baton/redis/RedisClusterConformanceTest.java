@@ -27,11 +27,6 @@ class RedisClusterConformanceTest extends StoreConformanceSuite {
     }
 
     @Override
-    protected boolean offersSessions() {
-        return false;
-    }
-
-    @Override
     protected CoordinationStore newStore() {
         return RedisStore.connect(RedisStoreOptions.builder().uri(clusterUri(cluster)).keyPrefix("conformance:")
                 .build());
