@@ -19,14 +19,18 @@ public final class SessionKeys {
 
     private final String keyPrefix;
     private final boolean copies;
-    private volatile String[] slotTags;
+    /** For each slot, a hash tag in it (on a cluster), else null. */
+    private final String[] slotTags;
 
     /**
-     * @param copies whether sessions keep a copy of their key in each group slot they use (on a Redis Cluster)
+     * @param copies whether sessions keep a copy of their key in each group slot they use (on a Redis Cluster); if
+     *               so, the copies' names are computed here, which takes some 50 ms (so a store does it while it
+     *               connects, never on a caller's thread)
      */
     public SessionKeys(String keyPrefix, boolean copies) {
         this.keyPrefix = keyPrefix;
         this.copies = copies;
+        this.slotTags = copies ? slotTags(keyPrefix) : null;
     }
 
     /** Whether sessions keep a copy of their key in each group slot they use (on a Redis Cluster). */
@@ -47,7 +51,7 @@ public final class SessionKeys {
         if (!copies) {
             return sessions();
         }
-        return "{" + slotTag(SlotHash.getSlot(group.tag())) + "}:session:";
+        return "{" + slotTags[SlotHash.getSlot(group.tag())] + "}:session:";
     }
 
     /** The session's key as a script of {@code group} reaches it (see {@link #sessionsFor}). */
@@ -59,24 +63,12 @@ public final class SessionKeys {
         return keyPrefix + "session:";
     }
 
-    /** A hash tag (without braces) in {@code slot}, the same one every time for this key prefix. */
-    private String slotTag(int slot) {
-        String[] tags = slotTags;
-        if (tags == null) {
-            tags = computeSlotTags();
-        }
-        return tags[slot];
-    }
-
     /**
-     * For every slot, {@code <keyPrefix>sessions:<n>} (braces left out of the prefix) with the smallest {@code n} that hashes to it. About 170,000
-     * CRC16 computations, once per store and only on a cluster; every client with the same key prefix finds the same
-     * names, which is what lets one client's script find another client's copy.
+     * For every slot, {@code <keyPrefix>sessions:<n>} (braces left out of the prefix) with the smallest {@code n} that
+     * hashes to it. About 110,000 CRC16 computations, once per store and only on a cluster; every client with the same
+     * key prefix finds the same names, which is what lets one client's script find another client's copy.
      */
-    private synchronized String[] computeSlotTags() {
-        if (slotTags != null) {
-            return slotTags;
-        }
+    private static String[] slotTags(String keyPrefix) {
         String[] tags = new String[SlotHash.SLOT_COUNT];
         // Braces in the prefix would make Redis hash only part of the tag, the same for every n.
         String base = keyPrefix.replace("{", "").replace("}", "") + "sessions:";
@@ -89,7 +81,6 @@ public final class SessionKeys {
                 filled++;
             }
         }
-        slotTags = tags;
         return tags;
     }
 }
