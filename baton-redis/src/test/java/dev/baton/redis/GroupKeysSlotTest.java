@@ -18,6 +18,7 @@ class GroupKeysSlotTest {
     @Test
     void everyKeyAndNoticeChannelOfAGroupSharesTheGroupsSlot() {
         for (String prefix : List.of("", "app:", "a:b:")) {
+            SessionKeys sessions = new SessionKeys(prefix, true);
             for (String group : List.of("orders-scheduler", "g", "with:colons", "with space")) {
                 GroupKeys k = GroupKeys.of(prefix, group);
                 int slot = SlotHash.getSlot(prefix + group);
@@ -26,7 +27,7 @@ class GroupKeysSlotTest {
                         k.map("work_items"), k.map("worker:actual_subscriptions"), k.map("worker:assignments"),
                         k.map("worker:connections"), k.map("worker:listeners"), k.events(), k.eventsSeq(),
                         k.leader(), k.noticesChannel(), k.membersChannel(), k.masterSession(), k.sessionMembers(),
-                        new SessionKeys(prefix, true).sessionIn(k, "5f0c2a9e-session"));
+                        sessions.sessionIn(k, "5f0c2a9e-session"));
                 assertThat(names).as("names of group %s under prefix '%s'", group, prefix)
                         .allSatisfy(name -> assertThat(SlotHash.getSlot(name)).as(name).isEqualTo(slot));
             }
