@@ -66,7 +66,10 @@ import org.slf4j.LoggerFactory;
  * id), {@code :master_term}, {@code :heartbeat} and {@code :master_process} (all with the lease TTL), {@code :term}
  * (the term counter), {@code :processes} with {@code :processes:expiry}, {@code :fenced:<register>},
  * {@code :map:<name>} (a hash per fenced map), {@code :events} with {@code :events:seq} (the event log, a list of
- * JSON newest first, and its id counter) and {@code :leader} (the leader record, a hash). Lease and member notices are published on {@code {…}:notices} and
+ * JSON newest first, and its id counter) and {@code :leader} (the leader record, a hash). A lease bound to a
+ * {@linkplain #sessions() session} has no TTL and {@code :master_session} names the session, whose key is
+ * {@code <keyPrefix>session:<id>}; the sessions that joined the group are in {@code :session_members}. Lease and member
+ * notices are published on {@code {…}:notices} and
  * {@code {…}:members}; {@linkplain MessageBus#subscribe message} channels are {@code <keyPrefix><channel>}, so seed
  * channels such as
  * {@code worker:slave:<id>} keep their names.
