@@ -19,6 +19,7 @@ import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.MessageBus;
 import dev.baton.core.store.RegistryStore;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.redis.internal.ChannelRouter;
@@ -33,9 +34,11 @@ import dev.baton.redis.internal.RedisFencing;
 import dev.baton.redis.internal.RedisLeaderRecords;
 import dev.baton.redis.internal.RedisLeases;
 import dev.baton.redis.internal.RedisRegistry;
+import dev.baton.redis.internal.RedisSessions;
 import dev.baton.redis.internal.ReplicaAcknowledgement;
 import dev.baton.redis.internal.ScriptRunner;
 import dev.baton.redis.internal.Scripts;
+import dev.baton.redis.internal.SessionKeys;
 import dev.baton.redis.internal.StoreFailures;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.nio.charset.StandardCharsets;
@@ -43,6 +46,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -62,7 +66,10 @@ import org.slf4j.LoggerFactory;
  * id), {@code :master_term}, {@code :heartbeat} and {@code :master_process} (all with the lease TTL), {@code :term}
  * (the term counter), {@code :processes} with {@code :processes:expiry}, {@code :fenced:<register>},
  * {@code :map:<name>} (a hash per fenced map), {@code :events} with {@code :events:seq} (the event log, a list of
- * JSON newest first, and its id counter) and {@code :leader} (the leader record, a hash). Lease and member notices are published on {@code {…}:notices} and
+ * JSON newest first, and its id counter) and {@code :leader} (the leader record, a hash). A lease bound to a
+ * {@linkplain #sessions() session} has no TTL and {@code :master_session} names the session, whose key is
+ * {@code <keyPrefix>session:<id>}; the sessions that joined the group are in {@code :session_members}. Lease and member
+ * notices are published on {@code {…}:notices} and
  * {@code {…}:members}; {@linkplain MessageBus#subscribe message} channels are {@code <keyPrefix><channel>}, so seed
  * channels such as
  * {@code worker:slave:<id>} keep their names.
@@ -115,6 +122,7 @@ public final class RedisStore implements CoordinationStore {
     private final RedisFencedMaps maps;
     private final RedisEventLog events;
     private final RedisLeaderRecords leaderRecords;
+    private final RedisSessions sessions;
     private final ChannelRouter router;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final LeaseStore leasesRole = new LeasesRole();
@@ -124,6 +132,7 @@ public final class RedisStore implements CoordinationStore {
     private final EventLogStore eventsRole = new EventsRole();
     private final MessageBus busRole = new BusRole();
     private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
+    private final Optional<SessionStore> sessionsRole = Optional.of(new SessionsRole());
 
     private RedisStore(RedisStoreOptions options, RedisConnections connections) {
         this.options = options;
@@ -135,13 +144,16 @@ public final class RedisStore implements CoordinationStore {
         NodeInfoCodec codec = new NodeInfoCodec();
         ReplicaAcknowledgement acknowledgement = new ReplicaAcknowledgement(connections, options.waitReplicas(),
                 options.waitReplicasTimeout(), description);
-        this.leases = new RedisLeases(scripts, codec, options.keyPrefix(), failures, acknowledgement);
-        this.registry = new RedisRegistry(scripts, commands, codec, options.keyPrefix(), failures);
+        SessionKeys sessionKeys = new SessionKeys(options.keyPrefix(), connections.sharded());
+        this.leases = new RedisLeases(scripts, codec, options.keyPrefix(), failures, acknowledgement, sessionKeys);
+        this.registry = new RedisRegistry(scripts, commands, codec, options.keyPrefix(), failures, sessionKeys);
         this.fencing = new RedisFencing(scripts, commands, options.keyPrefix(), failures, acknowledgement);
         this.maps = new RedisFencedMaps(scripts, commands, options.keyPrefix(), failures, acknowledgement);
         this.events = new RedisEventLog(scripts, options.keyPrefix(), options.eventRetention(), failures);
         this.leaderRecords = new RedisLeaderRecords(scripts, commands, options.keyPrefix(), failures,
                 acknowledgement);
+        this.sessions = new RedisSessions(scripts, commands, codec, options.keyPrefix(), failures, acknowledgement,
+                sessionKeys, leases);
         this.router = connections.router(failures);
     }
 
@@ -225,6 +237,16 @@ public final class RedisStore implements CoordinationStore {
     @Override
     public LeaderRecordStore leaderRecords() {
         return leaderRecordsRole;
+    }
+
+    /**
+     * Sessions: a key per session with the session's TTL, and group leases bound to it that carry no TTL of their own
+     * (see {@code docs/architecture.md}, "Redis layout"). Keeping a session alive is one command on one server or
+     * Sentinel, one per slot in use on a cluster, however many groups it holds.
+     */
+    @Override
+    public Optional<SessionStore> sessions() {
+        return sessionsRole;
     }
 
     /**
@@ -438,6 +460,55 @@ public final class RedisStore implements CoordinationStore {
         @Override
         public Subscription subscribe(String channel, Consumer<byte[]> handler) {
             return router.subscribe(options.keyPrefix() + channel, handler);
+        }
+    }
+
+    /** The session role: each operation one script or one pipelined batch ({@link RedisSessions}). */
+    private final class SessionsRole implements SessionStore {
+
+        @Override
+        public CompletableFuture<String> open(NodeInfo owner, Duration ttl) {
+            return call("open session", () -> sessions.open(owner, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> keepAlive(String session, Duration ttl) {
+            return call("keep session alive", () -> sessions.keepAlive(session, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> close(String session) {
+            return call("close session", () -> sessions.close(session));
+        }
+
+        @Override
+        public CompletableFuture<Map<String, Duration>> remaining(Set<String> ids) {
+            return call("read session times", () -> sessions.remaining(ids));
+        }
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
+            return call("acquire", () -> sessions.acquire(group, session, candidate));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String group, String session, long term) {
+            return call("release", () -> sessions.release(group, session, term));
+        }
+
+        @Override
+        public CompletableFuture<Void> join(String group, String session) {
+            return call("join", () -> sessions.join(group, session));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> leave(String group, String session) {
+            return call("leave", () -> sessions.leave(group, session));
+        }
+
+        @Override
+        public CompletableFuture<Map<String, NodeInfo>> members(String group) {
+            return call("list session members", () -> sessions.members(group));
         }
     }
 

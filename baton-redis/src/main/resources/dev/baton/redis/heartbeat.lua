@@ -1,6 +1,6 @@
 -- Renews a live process entry: its expiry, lastSeen and role. One round trip per heartbeat.
--- KEYS: 1 processes, 2 processes:expiry, 3 master
--- ARGV: 1 process id, 2 ttl ms
+-- KEYS: 1 processes, 2 processes:expiry, 3 master, 4 master_session
+-- ARGV: 1 process id, 2 ttl ms, 3 session key prefix (live_lease)
 -- Returns 1 if renewed, 0 if there is no live entry.
 replicate_effects()
 local now = store_time()
@@ -10,7 +10,7 @@ if not existing or not entry_live(KEYS[2], ARGV[1], now.ms) then
 end
 local ok, old = pcall(cjson.decode, existing)
 if ok and type(old) == 'table' then
-  local role = redis.call('GET', KEYS[3]) == ARGV[1] and 'master' or 'slave'
+  local role = lease_owner(KEYS[3], KEYS[4], ARGV[3]) == ARGV[1] and 'master' or 'slave'
   local registered_at = type(old.registeredAt) == 'string' and old.registeredAt or now.iso
   redis.call('HSET', KEYS[1], ARGV[1], stamp_process(existing, registered_at, now.iso, role))
 end

@@ -26,11 +26,6 @@ class RedisSentinelWaitReplicasConformanceTest extends StoreConformanceSuite {
     }
 
     @Override
-    protected boolean offersSessions() {
-        return false;
-    }
-
-    @Override
     protected CoordinationStore newStore() {
         return RedisStore.connect(RedisStoreOptions.builder().uri(redis.sentinelUri()).keyPrefix("conformance:")
                 .waitReplicas(1, Duration.ofMillis(500)).build());

@@ -22,11 +22,6 @@ class RedisStoreConformanceTest extends StoreConformanceSuite {
     }
 
     @Override
-    protected boolean offersSessions() {
-        return false;
-    }
-
-    @Override
     protected CoordinationStore newStore() {
         return RedisStore.connect(RedisStoreOptions.builder().uri(redis.uri()).keyPrefix("conformance:").build());
     }

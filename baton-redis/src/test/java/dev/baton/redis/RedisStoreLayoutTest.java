@@ -15,7 +15,9 @@ import dev.baton.core.Role;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.LeaderRecord;
 import dev.baton.core.store.LeaderRecordWrite;
+import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.testkit.RedisServer;
@@ -34,6 +36,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 /** What the store writes to Redis: seed 000's key names and JSON, hash-tagged, readable by the seed. */
@@ -304,6 +307,132 @@ class RedisStoreLayoutTest {
         assertThat(members).hasSize(count);
         assertThat(members.get(0).id()).isEqualTo("p00000");
         assertThat(members.get(count - 1).id()).isEqualTo("p09999");
+    }
+
+    /**
+     * Sessions: one key per session, group leases bound to it without a TTL of their own, one command to keep them
+     * all alive, and the lease rules across both kinds of lease when the session's key is gone.
+     */
+    @Nested
+    class Sessions {
+
+        private SessionStore sessions;
+
+        @BeforeEach
+        void sessions() {
+            sessions = store.sessions().orElseThrow();
+        }
+
+        private long granted(String g, String session, String nodeId) {
+            AcquireResult result = get(sessions.acquire(g, session, NodeInfo.of(nodeId, "api")));
+            assertThat(result).isInstanceOf(AcquireResult.Granted.class);
+            return ((AcquireResult.Granted) result).term();
+        }
+
+        @Test
+        void aSessionIsOneHashWithItsTtlAndABoundLeaseHasNoTtlButNamesIt() throws Exception {
+            String session = get(sessions.open(NodeInfo.of("a", "api"), LONG));
+            long term = granted(group, session, "a");
+
+            String key = "app:session:" + session;
+            Map<String, String> fields = raw.sync().hgetall(key);
+            assertThat(fields).containsOnlyKeys("id", "node", "lastSeen").containsEntry("id", "a");
+            assertThat(JSON.readTree(fields.get("node")).get("processId").asText()).isEqualTo("a");
+            assertThat(fields.get("lastSeen")).matches(ISO_MILLIS);
+            assertThat(raw.sync().pttl(key)).isPositive().isLessThanOrEqualTo(LONG.toMillis());
+            assertThat(raw.sync().get(tag() + ":master")).isEqualTo("a");
+            assertThat(raw.sync().get(tag() + ":master_term")).isEqualTo(Long.toString(term));
+            assertThat(raw.sync().get(tag() + ":master_session")).isEqualTo(session);
+            assertThat(JSON.readTree(raw.sync().get(tag() + ":master_process")).get("role").asText())
+                    .isEqualTo("master");
+            List<String> leaseKeys = List.of(":master", ":master_term", ":heartbeat", ":master_process",
+                    ":master_session");
+            for (String suffix : leaseKeys) {
+                assertThat(raw.sync().pttl(tag() + suffix)).as(suffix).isEqualTo(-1);
+            }
+        }
+
+        @Test
+        void keepingASessionAliveIsOneCommandHoweverManyGroupsItHolds() {
+            String session = get(sessions.open(NodeInfo.of("a", "api"), LONG));
+            for (int i = 0; i < 20; i++) {
+                granted(group + "-" + i, session, "a");
+            }
+            long before = scriptCalls();
+
+            assertThat(get(sessions.keepAlive(session, LONG))).isTrue();
+
+            assertThat(scriptCalls() - before).as("script calls").isEqualTo(1);
+        }
+
+        @Test
+        void aTtlAcquireTakesALeaseWhoseSessionKeyExpiredAndDropsTheBinding() {
+            String session = get(sessions.open(NodeInfo.of("a", "api"), Duration.ofMillis(300)));
+            long bound = granted(group, session, "a");
+            await().atMost(Duration.ofSeconds(10)).until(() -> raw.sync().exists("app:session:" + session) == 0);
+            assertThat(raw.sync().get(tag() + ":master")).as("the bound lease's keys outlive it").isEqualTo("a");
+
+            AcquireResult result = get(store.leases().acquire(group, NodeInfo.of("b", "api"), LONG));
+
+            assertThat(result).isInstanceOf(AcquireResult.Granted.class);
+            assertThat(((AcquireResult.Granted) result).term()).isGreaterThan(bound);
+            assertThat(raw.sync().exists(tag() + ":master_session")).isZero();
+            assertThat(raw.sync().pttl(tag() + ":master")).isPositive();
+            Lease lease = get(store.leases().read(group)).orElseThrow();
+            assertThat(lease.owner()).isEqualTo("b");
+            assertThat(lease.boundToSession()).isFalse();
+        }
+
+        @Test
+        void theRegistryTakesALeaseOfAnEndedSessionForNoLease() {
+            get(store.registry().register(group, NodeInfo.of("a", "api"), LONG));
+            String session = get(sessions.open(NodeInfo.of("a", "api"), LONG));
+            granted(group, session, "a");
+            assertThat(get(store.registry().member(group, "a")).orElseThrow().role()).isEqualTo(Role.LEADER);
+            assertThat(get(store.registry().leaderInfo(group))).isPresent();
+            assertThat(get(store.registry().heartbeat(group, "a", LONG))).isTrue();
+            assertThat(raw.sync().hget(tag() + ":processes", "a")).contains("\"role\":\"master\"");
+
+            get(sessions.close(session));
+
+            assertThat(get(store.registry().member(group, "a")).orElseThrow().role()).isEqualTo(Role.FOLLOWER);
+            assertThat(get(store.registry().members(group))).extracting(NodeInfo::role).containsExactly(Role.FOLLOWER);
+            assertThat(get(store.registry().leaderInfo(group))).isEmpty();
+            assertThat(get(store.registry().heartbeat(group, "a", LONG))).isTrue();
+            assertThat(raw.sync().hget(tag() + ":processes", "a")).contains("\"role\":\"slave\"");
+        }
+
+        @Test
+        void membersOfEndedSessionsArePrunedFromTheGroupsHash() {
+            String a = get(sessions.open(NodeInfo.of("a", "api"), LONG));
+            String b = get(sessions.open(NodeInfo.of("b", "api"), LONG));
+            get(sessions.join(group, a));
+            get(sessions.join(group, b));
+            assertThat(raw.sync().hkeys(tag() + ":session_members")).containsExactlyInAnyOrder(a, b);
+
+            get(sessions.close(b));
+
+            assertThat(get(sessions.members(group))).containsOnlyKeys(a);
+            assertThat(raw.sync().hkeys(tag() + ":session_members")).containsExactly(a);
+        }
+
+        private static long scriptCalls() {
+            return evalshaCalls(raw.sync().info("commandstats"));
+        }
+    }
+
+    /**
+     * The {@code EVALSHA} calls an {@code INFO commandstats} reply counts (it also counts the commands a script runs,
+     * so those cannot be told from a client's).
+     */
+    static long evalshaCalls(String commandStats) {
+        for (String line : commandStats.split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:")) {
+                String count = line.substring(line.indexOf("calls=") + 6);
+                return Long.parseLong(count.substring(0, count.indexOf(',')));
+            }
+        }
+        return 0;
     }
 
     private static Instant redisTime() {

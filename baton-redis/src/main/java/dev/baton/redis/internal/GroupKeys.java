@@ -36,6 +36,19 @@ public record GroupKeys(String tag) {
         return tag + ":master_process";
     }
 
+    /**
+     * The id of the session the lease is bound to ({@link dev.baton.core.store.SessionStore}), without TTL like every
+     * key of a bound lease; absent for a lease with a TTL of its own.
+     */
+    public String masterSession() {
+        return tag + ":master_session";
+    }
+
+    /** Hash of the id of each session that joined the group to the store time it joined (ISO-8601). */
+    public String sessionMembers() {
+        return tag + ":session_members";
+    }
+
     /** The group's term counter: the newest term issued. No TTL. */
     public String term() {
         return tag + ":term";

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * by Redis {@code TIME} in milliseconds; every read filters by that score, so an expired entry is never returned
  * whether or not it has been swept.
  *
- * <p>Roles read back are derived from the group's current {@code master} key, never trusted from the entry. An entry
+ * <p>Roles read back are derived from the group's live lease (its {@code master} key, unless the lease is bound to a
+ * session that has ended), never trusted from the entry. An entry
  * whose JSON cannot be read is skipped with a warning rather than failing the listing.
  */
 public final class RedisRegistry {
@@ -36,14 +37,17 @@ public final class RedisRegistry {
     private final NodeInfoCodec codec;
     private final String keyPrefix;
     private final StoreFailures failures;
+    private final SessionKeys sessionKeys;
 
+    /** @param sessionKeys where the scripts find the session a lease is bound to, to judge whether it is live */
     public RedisRegistry(ScriptRunner scripts, RedisClusterAsyncCommands<String, byte[]> commands, NodeInfoCodec codec,
-            String keyPrefix, StoreFailures failures) {
+            String keyPrefix, StoreFailures failures, SessionKeys sessionKeys) {
         this.scripts = scripts;
         this.commands = commands;
         this.codec = codec;
         this.keyPrefix = keyPrefix;
         this.failures = failures;
+        this.sessionKeys = sessionKeys;
     }
 
     /** See {@link dev.baton.core.store.RegistryStore#register}. */
@@ -51,8 +55,9 @@ public final class RedisRegistry {
         return failures.guard("register " + node.id(), () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
             return scripts.<Long>run(Scripts.REGISTER, ScriptOutputType.INTEGER,
-                    new String[] {k.processes(), k.processesExpiry(), k.master()},
-                    utf8(node.id()), utf8(RedisLeases.millis(ttl)), codec.encode(node), utf8(k.membersChannel()))
+                    new String[] {k.processes(), k.processesExpiry(), k.master(), k.masterSession()},
+                    utf8(node.id()), utf8(RedisLeases.millis(ttl)), codec.encode(node), utf8(k.membersChannel()),
+                    sessions(k))
                     .thenApply(added -> null);
         });
     }
@@ -62,8 +67,8 @@ public final class RedisRegistry {
         return failures.guard("heartbeat " + nodeId, () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
             return scripts.<Long>run(Scripts.HEARTBEAT, ScriptOutputType.INTEGER,
-                    new String[] {k.processes(), k.processesExpiry(), k.master()},
-                    utf8(nodeId), utf8(RedisLeases.millis(ttl)))
+                    new String[] {k.processes(), k.processesExpiry(), k.master(), k.masterSession()},
+                    utf8(nodeId), utf8(RedisLeases.millis(ttl)), sessions(k))
                     .thenApply(renewed -> renewed == 1L);
         });
     }
@@ -90,7 +95,7 @@ public final class RedisRegistry {
             DecodedEntries decoded = new DecodedEntries(group);
             CompletableFuture<Long> entries = commands.hgetall(decoded, k.processes()).toCompletableFuture();
             CompletableFuture<List<Object>> meta = scripts.run(Scripts.MEMBERS, ScriptOutputType.MULTI,
-                    new String[] {k.processesExpiry(), k.master()});
+                    new String[] {k.processesExpiry(), k.master(), k.masterSession()}, sessions(k));
             return entries.thenCombine(meta, (count, reply) -> decoded.live(reply));
         });
     }
@@ -100,18 +105,24 @@ public final class RedisRegistry {
         return failures.guard("read member " + nodeId, () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
             return scripts.<List<Object>>run(Scripts.MEMBER, ScriptOutputType.MULTI,
-                    new String[] {k.processes(), k.processesExpiry(), k.master()}, utf8(nodeId))
+                    new String[] {k.processes(), k.processesExpiry(), k.master(), k.masterSession()}, utf8(nodeId),
+                    sessions(k))
                     .thenApply(reply -> reply.isEmpty()
                             ? Optional.<NodeInfo>empty()
                             : decode(group, nodeId, reply.get(0), masterOf(reply.get(1))));
         });
     }
 
-    /** See {@link dev.baton.core.store.RegistryStore#leaderInfo}: seed 000's {@code master_process}. */
+    /**
+     * See {@link dev.baton.core.store.RegistryStore#leaderInfo}: seed 000's {@code master_process}, read by
+     * {@code leader_info.lua} only while the lease is live.
+     */
     public CompletableFuture<Optional<NodeInfo>> leaderInfo(String group) {
         return failures.guard("read leader info", () -> {
             GroupKeys k = GroupKeys.of(keyPrefix, group);
-            return commands.get(k.masterProcess()).thenApply(json -> json == null
+            return scripts.<byte[]>run(Scripts.LEADER_INFO, ScriptOutputType.VALUE,
+                    new String[] {k.master(), k.masterProcess(), k.masterSession()}, sessions(k))
+                    .thenApply(json -> json == null
                     ? Optional.<NodeInfo>empty()
                     : decodeQuietly(group, "master_process", json).map(node -> node.withRole(Role.LEADER)));
         });
@@ -185,6 +196,10 @@ public final class RedisRegistry {
             log.warn("Skipping unreadable process entry {} of group {}: {}", entry, group, e.getMessage());
             return Optional.empty();
         }
+    }
+
+    private byte[] sessions(GroupKeys k) {
+        return utf8(sessionKeys.sessionsFor(k));
     }
 
     private static String masterOf(Object value) {

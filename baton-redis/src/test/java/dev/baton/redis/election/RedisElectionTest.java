@@ -67,9 +67,10 @@ class RedisElectionTest {
         final StoreElection election;
         final List<ElectionEvent> events = new CopyOnWriteArrayList<>();
 
-        Node(String id, ElectionConfig config) {
+        Node(String id, ElectionConfig config, boolean sessions) {
             store = RedisStore.connect(redis.uri());
-            election = Baton.election(store).group(group).config(config).node(NodeInfo.of(id, "it-" + id)).build();
+            election = Baton.election(store).group(group).config(config).node(NodeInfo.of(id, "it-" + id))
+                    .sessions(sessions).build();
             election.addListener(events::add);
         }
 
@@ -89,11 +90,12 @@ class RedisElectionTest {
     }
 
     private Node node(String id) {
-        return node(id, FAST);
+        return node(id, FAST, true);
     }
 
-    private Node node(String id, ElectionConfig config) {
-        Node node = new Node(id, config);
+    /** A node whose election keeps its lease on the store's session ({@code sessions}) or a TTL of its own. */
+    private Node node(String id, ElectionConfig config, boolean sessions) {
+        Node node = new Node(id, config, sessions);
         nodes.add(node);
         return node;
     }
@@ -198,11 +200,33 @@ class RedisElectionTest {
         assertThat(follower.events(MemberRemoved.class)).isEmpty();
     }
 
+    /**
+     * Bound to sessions: a member whose process vanished (its store client gone, no release and no leave) is removed
+     * once its session expires, found by the leader's one {@code remaining()} call for its members' sessions.
+     */
+    @Test
+    void aMemberWhoseSessionExpiresIsRemoved() {
+        Node leader = node("a").start();
+        awaitSingleLeader();
+        Node vanished = node("b").start();
+        await().atMost(BOUND).until(() -> leader.events(MemberJoined.class).stream()
+                .anyMatch(j -> j.member().id().equals("b")));
+
+        vanished.store.close();
+
+        await().atMost(BOUND).until(() -> leader.events(MemberRemoved.class).stream()
+                .anyMatch(r -> r.nodeId().equals("b")));
+    }
+
+    /**
+     * Registry entries with TTLs of their own: an election bound to a session tracks the sessions that joined
+     * instead, so this one keeps per-group leases and entries.
+     */
     @Test
     void aProcessThatStopsHeartbeatingIsRemovedAfterItsTtl() {
         ElectionConfig shortTtl = FAST.toBuilder().processTtl(Duration.ofSeconds(1))
                 .processHeartbeatInterval(Duration.ofMillis(300)).checkInterval(Duration.ofMillis(200)).build();
-        Node leader = node("a", shortTtl).start();
+        Node leader = node("a", shortTtl, false).start();
         awaitSingleLeader();
 
         leader.election.membership().register(NodeInfo.of("silent", "worker")).join();
