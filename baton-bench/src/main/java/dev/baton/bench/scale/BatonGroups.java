@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Baton elections, one per group, all built on the same store as a user would: {@code Baton.election(store)
@@ -83,6 +84,17 @@ final class BatonGroups implements GroupClient {
         public CompletableFuture<Void> closeAll() {
             return CompletableFuture.allOf(elections.stream().map(Election::closeAsync)
                     .toArray(CompletableFuture[]::new));
+        }
+
+        @Override
+        public int stillHeld() throws Exception {
+            int held = 0;
+            for (Election election : elections) {
+                if (store.leases().read(election.group()).get(5, TimeUnit.SECONDS).isPresent()) {
+                    held++;
+                }
+            }
+            return held;
         }
     }
 }

@@ -13,7 +13,7 @@ record GroupRun(GroupClient client, StoreCounter counter, Duration window) {
 
     /** One row's results; {@code elected < groups} means not every group was led within the timeout. */
     record Row(int groups, int elected, long electNanos, Footprint before, SteadyCost steady, boolean closed,
-            long closeNanos) {
+            long closeNanos, int stillHeld) {
     }
 
     static final Duration ELECT_TIMEOUT = Duration.ofSeconds(180);
@@ -35,8 +35,10 @@ record GroupRun(GroupClient client, StoreCounter counter, Duration window) {
         long c0 = System.nanoTime();
         boolean closed = Futures.await(groups.closeAll(), CLOSE_TIMEOUT);
         long closeNanos = System.nanoTime() - c0;
-        System.err.printf("scale: %d groups: %.0f %% CPU, %.0f store calls/s, closed %s in %.1f s%n", n,
-                steady.cpuPercent(), steady.storePerSecond(), closed ? "all" : "NOT all", closeNanos / 1e9);
-        return new Row(n, ledAt.length, electNanos, before, steady, closed, closeNanos);
+        int stillHeld = groups.stillHeld();
+        System.err.printf("scale: %d groups: %.0f %% CPU, %.0f store calls/s, closed %s in %.1f s, %d still held%n",
+                n, steady.cpuPercent(), steady.storePerSecond(), closed ? "all" : "NOT all", closeNanos / 1e9,
+                stillHeld);
+        return new Row(n, ledAt.length, electNanos, before, steady, closed, closeNanos, stillHeld);
     }
 }

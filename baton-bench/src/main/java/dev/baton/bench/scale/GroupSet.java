@@ -29,4 +29,10 @@ interface GroupSet {
 
     /** Gives up every group (a leader releases its lease or lock); completes when all are done. */
     CompletableFuture<Void> closeAll();
+
+    /**
+     * How many groups still have a lease or lock on the store, asked one at a time (after {@link #closeAll()}: a
+     * release that failed leaves it to expire).
+     */
+    int stillHeld() throws Exception;
 }

@@ -11,8 +11,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A {@link ScaleHolder} child JVM leads N groups; this JVM contends for the same N groups on its own client; the
- * holder is killed with SIGKILL, at a random point of its renewal cycle, and, per group, the time from the kill until this JVM leads it is recorded. It
- * includes the lease the holder had left, which must run out first.
+ * holder is killed with SIGKILL, at a random point of its renewal cycle, and, per group, the time from the kill
+ * until this JVM leads it is recorded. It includes the lease the holder had left, which must run out first.
  */
 final class KilledHolder {
 

@@ -84,6 +84,11 @@ final class RedissonLocks implements GroupClient {
         }
 
         @Override
+        public int stillHeld() {
+            return (int) locks.stream().filter(RLock::isLocked).count();
+        }
+
+        @Override
         public CompletableFuture<Void> closeAll() {
             return CompletableFuture.allOf(locks.stream().map(lock -> lock.unlockAsync(owner).toCompletableFuture())
                     .toArray(CompletableFuture[]::new));

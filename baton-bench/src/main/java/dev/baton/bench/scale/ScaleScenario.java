@@ -48,7 +48,8 @@ public final class ScaleScenario implements Scenario {
                 + window.toSeconds() + " s steady window: this JVM's CPU (process CPU time / wall time, as % of"
                 + " one core), the store's own count of its work per second (read from the outside, the"
                 + " readings left out), then heap in use after System.gc() and live threads (before the row in"
-                + " brackets). \"close all\": every group given up at once, until the last is done.");
+                + " brackets). \"close all\": every group given up at once, until the last is done; then each group's"
+                + " lease (or lock) is read from the store, and any still there is counted: its release failed.");
         out.println();
         Random random = new Random(options.seed());
         boolean killedAny = false;
@@ -69,7 +70,8 @@ public final class ScaleScenario implements Scenario {
             out.println("### A process holding " + killed + " groups is killed (SIGKILL)");
             out.println();
             out.println("A child JVM leads the groups; this JVM contends for the same groups on its client; the"
-                    + " child is killed at a random point of its renewal cycle and, per group, the time from the kill until this JVM leads it is taken."
+                    + " child is killed at a random point of its renewal cycle and, per group, the time from the"
+                    + " kill until this JVM leads it is taken."
                     + " It includes the lease the killed process had left, which must run out first.");
             out.println();
             out.println(killTable.render());
@@ -97,8 +99,7 @@ public final class ScaleScenario implements Scenario {
                         format("%.2f", row.steady().storePerSecond() / n),
                         format("%.0f (%.0f)", row.steady().footprint().heapMb(), row.before().heapMb()),
                         format("%d (%d)", row.steady().footprint().threads(), row.before().threads()),
-                        row.closed() ? MarkdownTable.millis(row.closeNanos()) + " ms"
-                                : "not all given up within " + GroupRun.CLOSE_TIMEOUT.toSeconds() + " s");
+                        close(row));
             }
             out.println(table.render());
             out.flush();
@@ -112,6 +113,13 @@ public final class ScaleScenario implements Scenario {
                     + " of " + row.groups() + ")";
         }
         return MarkdownTable.millis(row.electNanos()) + " ms";
+    }
+
+    private static String close(GroupRun.Row row) {
+        String time = row.closed() ? MarkdownTable.millis(row.closeNanos()) + " ms"
+                : "not all closed within " + GroupRun.CLOSE_TIMEOUT.toSeconds() + " s";
+        return row.stillHeld() == 0 ? time : time + format("; %,d of %,d leases still held", row.stillHeld(),
+                row.groups());
     }
 
     private static String seconds(long nanos) {
