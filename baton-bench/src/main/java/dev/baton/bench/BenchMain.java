@@ -15,6 +15,7 @@ import dev.baton.bench.peer.PeerMessagesScenario;
 import dev.baton.bench.registry.RegistryScenario;
 import dev.baton.bench.replicawait.ReplicaWaitScenario;
 import dev.baton.bench.report.ReportCommand;
+import dev.baton.bench.scale.ScaleScenario;
 import dev.baton.bench.soak.SoakScenario;
 import dev.baton.bench.support.Environment;
 import dev.baton.bench.work.PlannerBalanceScenario;
@@ -37,6 +38,9 @@ import java.util.Map;
  */
 public final class BenchMain {
 
+    /** Scenarios too long for {@code all}. */
+    private static final List<String> ONLY_BY_NAME = List.of("soak", "scale");
+
     private static final String[] QUICK_JMH = {"-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s"};
 
     private BenchMain() {
@@ -51,7 +55,7 @@ public final class BenchMain {
                 new PeerConvergenceScenario(), new BullyFailoverScenario(), new BullyMessagesScenario(),
                 new WorkRoutingScenario(), new WorkSubscribeScenario(), new WorkDbChangeScenario(), new WorkServerlessScenario(),
                 new RollingRestartScenario(), new PlannerBalanceScenario(), new SoakScenario(),
-                new StoreFailoverScenario(), new ReplicaWaitScenario())) {
+                new StoreFailoverScenario(), new ReplicaWaitScenario(), new ScaleScenario())) {
             all.put(s.name(), s);
         }
         return all;
@@ -94,9 +98,9 @@ public final class BenchMain {
         out.println();
         out.println(Environment.machine() + ". Options: " + options + ".");
         out.println();
-        // The soak runs for half an hour: only when asked for by name.
+        // The soak runs for half an hour and the scale scenario about fifteen minutes: only when asked for by name.
         List<Scenario> toRun = command.equals("all")
-                ? scenarios.values().stream().filter(s -> !s.name().equals("soak")).toList()
+                ? scenarios.values().stream().filter(s -> !ONLY_BY_NAME.contains(s.name())).toList()
                 : List.of(scenarios.get(command));
         for (Scenario scenario : toRun) {
             long start = System.nanoTime();
@@ -108,7 +112,8 @@ public final class BenchMain {
 
     private static void usage(PrintStream out) {
         out.println("usage: java -jar baton-bench.jar <scenario> [--n N] [--warmup N] [--seed S] "
-                + "[--candidates a,b] [--backend redis|postgres|redis,postgres] [--processes N,M] [--duration 30m]");
+                + "[--candidates a,b] [--backend redis|postgres|redis,postgres] [--processes N,M] [--duration 30m]"
+                + " [--groups N,M] [--window-seconds S] [--killed-groups N]");
         out.println("       java -jar baton-bench.jar report [--quick] [--write DIR] [--only id,id]   (every comparison"
                 + " scenario; writes DIR/summary.md and DIR/charts/*.png, default DIR docs/benchmarks; about 20 min,"
                 + " 5-7 with --quick)");
@@ -117,13 +122,15 @@ public final class BenchMain {
         out.println();
         out.println("scenarios:");
         scenarios().values().forEach(s -> out.printf("  %-15s %s%n", s.name(), s.description()));
-        out.printf("  %-15s %s%n", "all", "runs every scenario above but soak (the HTTP ones need baton.jar;"
-                + " nginx-failover needs nginx)");
+        out.printf("  %-15s %s%n", "all", "runs every scenario above but soak and scale (the HTTP ones need"
+                + " baton.jar; nginx-failover needs nginx)");
         out.println();
         out.println("handover candidates (--candidates): baton, baton-direct, baton-stepdown, setnx, redisson, "
                 + "curator");
         out.println("  on --backend postgres: baton, baton-direct, baton-stepdown, advisory, curator");
         out.println("--backend (default redis) applies to handover, failover, first-election and registry;"
                 + " --processes sets the registry sizes (default 10000; on postgres 1000,10000)");
+        out.println("scale: --candidates baton-redis,redisson,baton-postgres; --groups (default 1,100,1000,10000),"
+                + " --window-seconds (default 20), --killed-groups (default 1000)");
     }
 }

@@ -18,12 +18,13 @@ import java.util.OptionalLong;
  * <p>{@code --backend redis|postgres} (or both, comma-separated, run one after the other in one invocation) picks the
  * store the handover, failover, first-election and registry scenarios measure; Redis unless given, so commands written
  * before there was a choice keep their meaning. {@code --processes} sets the registry sizes. {@code --duration} (e.g.
- * {@code 30m}, {@code 2m}, {@code 90s}, {@code 1h}) sets how long the soak runs.
+ * {@code 30m}, {@code 2m}, {@code 90s}, {@code 1h}) sets how long the soak runs. {@code --groups 1,100,1000},
+ * {@code --window-seconds} and {@code --killed-groups} size the scale scenario's rows.
  */
 public final class BenchOptions {
 
     private static final List<String> KNOWN = List.of("--n", "--warmup", "--seed", "--candidates", "--backend",
-            "--processes", "--duration");
+            "--processes", "--duration", "--groups", "--window-seconds", "--killed-groups");
 
     private final OptionalInt n;
     private final OptionalInt warmup;
@@ -32,9 +33,13 @@ public final class BenchOptions {
     private final List<BackendKind> backends;
     private final List<Integer> processes;
     private final Optional<Duration> duration;
+    private final List<Integer> groups;
+    private final OptionalInt windowSeconds;
+    private final OptionalInt killedGroups;
 
     private BenchOptions(OptionalInt n, OptionalInt warmup, OptionalLong seed, List<String> candidates,
-            List<BackendKind> backends, List<Integer> processes, Optional<Duration> duration) {
+            List<BackendKind> backends, List<Integer> processes, Optional<Duration> duration, List<Integer> groups,
+            OptionalInt windowSeconds, OptionalInt killedGroups) {
         this.n = n;
         this.warmup = warmup;
         this.seed = seed;
@@ -42,6 +47,9 @@ public final class BenchOptions {
         this.backends = backends;
         this.processes = processes;
         this.duration = duration;
+        this.groups = groups;
+        this.windowSeconds = windowSeconds;
+        this.killedGroups = killedGroups;
     }
 
     /**
@@ -80,8 +88,10 @@ public final class BenchOptions {
         return new BenchOptions(positiveInt(values, "--n", 1), positiveInt(values, "--warmup", 0),
                 values.containsKey("--seed") ? OptionalLong.of(parseLong("--seed", values.get("--seed")))
                         : OptionalLong.empty(),
-                List.copyOf(candidates), backends(values.get("--backend")), processes(values.get("--processes")),
-                duration(values.get("--duration")));
+                List.copyOf(candidates), backends(values.get("--backend")),
+                sizes("--processes", values.get("--processes")), duration(values.get("--duration")),
+                sizes("--groups", values.get("--groups")), positiveInt(values, "--window-seconds", 1),
+                positiveInt(values, "--killed-groups", 1));
     }
 
     private static List<BackendKind> backends(String value) {
@@ -127,16 +137,16 @@ public final class BenchOptions {
         return Optional.of(Duration.ofSeconds(seconds));
     }
 
-    private static List<Integer> processes(String value) {
+    private static List<Integer> sizes(String name, String value) {
         if (value == null) {
             return List.of();
         }
         List<Integer> sizes = new ArrayList<>();
         for (String size : value.split(",")) {
             if (!size.isBlank()) {
-                long parsed = parseLong("--processes", size.trim());
+                long parsed = parseLong(name, size.trim());
                 if (parsed < 1 || parsed > 1_000_000) {
-                    throw new IllegalArgumentException("--processes must be within [1, 1000000], was " + parsed);
+                    throw new IllegalArgumentException(name + " must be within [1, 1000000], was " + parsed);
                 }
                 sizes.add((int) parsed);
             }
@@ -193,6 +203,21 @@ public final class BenchOptions {
         return processes.isEmpty() ? fallback : processes;
     }
 
+    /** How many groups one process holds, per row of the scale scenario: {@code --groups}, or {@code fallback}. */
+    public List<Integer> groups(List<Integer> fallback) {
+        return groups.isEmpty() ? fallback : groups;
+    }
+
+    /** The steady window of the scale scenario in seconds: {@code --window-seconds}, or {@code fallback}. */
+    public int windowSeconds(int fallback) {
+        return windowSeconds.orElse(fallback);
+    }
+
+    /** Groups the killed process holds in the scale scenario: {@code --killed-groups}, or {@code fallback}. */
+    public int killedGroups(int fallback) {
+        return killedGroups.orElse(fallback);
+    }
+
     /** How long a timed scenario (the soak) runs, if {@code --duration} was given. */
     public Optional<Duration> duration() {
         return duration;
@@ -205,6 +230,9 @@ public final class BenchOptions {
                 + (candidates.isEmpty() ? "" : ", candidates=" + candidates)
                 + ", backend=" + String.join(",", backends.stream().map(BackendKind::key).toList())
                 + (processes.isEmpty() ? "" : ", processes=" + processes)
-                + duration.map(d -> ", duration=" + d.toSeconds() + " s").orElse("");
+                + duration.map(d -> ", duration=" + d.toSeconds() + " s").orElse("")
+                + (groups.isEmpty() ? "" : ", groups=" + groups)
+                + (windowSeconds.isPresent() ? ", window=" + windowSeconds.getAsInt() + " s" : "")
+                + (killedGroups.isPresent() ? ", killed-groups=" + killedGroups.getAsInt() : "");
     }
 }

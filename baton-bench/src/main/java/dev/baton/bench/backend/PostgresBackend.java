@@ -160,6 +160,20 @@ public final class PostgresBackend implements BenchBackend {
         return chars;
     }
 
+    /**
+     * {@code xact_commit + xact_rollback} of the store's database from {@code pg_stat_database}: the transactions the
+     * server finished so far, as its statistics know them (a backend reports its counts within about a second while
+     * busy, up to ten seconds later when idle); this query's own not yet.
+     */
+    public synchronized long transactions() throws SQLException {
+        try (Statement statement = admin.createStatement();
+             ResultSet rs = statement.executeQuery("SELECT xact_commit + xact_rollback FROM pg_stat_database"
+                     + " WHERE datname = current_database()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
     @Override
     public PushProbe openPushProbe() throws SQLException {
         String channel = "bench_calibration";

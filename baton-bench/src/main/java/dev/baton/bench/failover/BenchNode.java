@@ -69,7 +69,8 @@ public final class BenchNode {
         }
     }
 
-    private static void waitForStdinToClose() {
+    /** Blocks until stdin closes: how a child JVM of the benchmarks learns that its parent wants it gone. */
+    public static void waitForStdinToClose() {
         try {
             while (System.in.read() != -1) {
                 // Input is ignored; end of input means the parent wants this node gone.

@@ -5,9 +5,11 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -15,9 +17,10 @@ import java.util.concurrent.TimeoutException;
  * A {@link BenchNode} child JVM as the failover scenario sees it: its node id, when it is ready, the
  * {@code acquired} lines it prints, forwarded to a queue shared by all nodes, and its lease calls the store granted
  * ({@code acquired} and {@code renewed} lines), forwarded to a second shared queue if one is given and remembered as
- * the {@link #lastGrantSent() last one sent}.
+ * the {@link #lastGrantSent() last one sent}. Other scenarios start their own child mains through
+ * {@link #start(String, Class, List)}, printing the same {@code node} and {@code ready} lines.
  */
-final class NodeProcess {
+public final class NodeProcess {
 
     /**
      * One {@code acquired} line and which node printed it: the listener's time, and when the granted acquire was
@@ -60,13 +63,26 @@ final class NodeProcess {
      */
     static NodeProcess start(String name, String uri, String group, BlockingQueue<Acquired> acquisitions,
             BlockingQueue<Grant> grants) throws IOException {
+        return new NodeProcess(name, launch(BenchNode.class, List.of(uri, group, name)), acquisitions, grants);
+    }
+
+    /**
+     * Starts {@code java -cp <classpath> main args…} with the same JVM as this one: a child that prints
+     * {@code node <id>} and {@code ready} as {@link BenchNode} does (other lines go to stderr) and exits when its
+     * stdin closes.
+     */
+    public static NodeProcess start(String name, Class<?> main, List<String> args) throws IOException {
+        return new NodeProcess(name, launch(main, args), new LinkedBlockingQueue<>(), null);
+    }
+
+    private static Process launch(Class<?> main, List<String> args) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = List.of(java, "-cp", System.getProperty("java.class.path"),
-                BenchNode.class.getName(), uri, group, name);
-        Process process = new ProcessBuilder(command)
+        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
+                main.getName()));
+        command.addAll(args);
+        return new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
-        return new NodeProcess(name, process, acquisitions, grants);
     }
 
     private void read(BlockingQueue<Acquired> acquisitions, BlockingQueue<Grant> grants) {
@@ -122,12 +138,12 @@ final class NodeProcess {
     }
 
     /** Waits until the node's first election round resolved. */
-    void awaitReady(long timeoutSeconds) throws Exception {
+    public void awaitReady(long timeoutSeconds) throws Exception {
         ready.get(timeoutSeconds, TimeUnit.SECONDS);
     }
 
     /** SIGKILL, as {@link Process#destroyForcibly()} does on Linux; returns at once. */
-    void kill() {
+    public void kill() {
         process.destroyForcibly();
     }
 
@@ -142,12 +158,12 @@ final class NodeProcess {
     }
 
     /** Waits for the process to be gone (after {@link #kill()}). */
-    boolean awaitExit(long timeoutSeconds) throws InterruptedException {
+    public boolean awaitExit(long timeoutSeconds) throws InterruptedException {
         return process.waitFor(timeoutSeconds, TimeUnit.SECONDS);
     }
 
     /** Ends the node gently (stdin closed: it releases and exits), or by SIGKILL if it does not exit in time. */
-    void stop() throws InterruptedException {
+    public void stop() throws InterruptedException {
         if (!process.isAlive()) {
             return;
         }

@@ -90,6 +90,16 @@ public final class RedisAdmin implements AutoCloseable {
         return bytes;
     }
 
+    /** {@code total_commands_processed} from {@code INFO stats}: every command the server ran so far, this one not. */
+    public long totalCommandsProcessed() {
+        for (String line : commands.info("stats").split("\r?\n")) {
+            if (line.startsWith("total_commands_processed:")) {
+                return Long.parseLong(line.substring("total_commands_processed:".length()).trim());
+            }
+        }
+        throw new IllegalStateException("INFO stats has no total_commands_processed");
+    }
+
     /** The server's {@code redis_version}. */
     public String version() {
         for (String line : commands.info("server").split("\r?\n")) {
