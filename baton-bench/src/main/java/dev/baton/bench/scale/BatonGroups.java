@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Baton elections, one per group, all built on the same store as a user would: {@code Baton.election(store)
- * .group(name).node(...).build()} with the default timings, then {@code start()}. Leadership is taken from the
+ * .group(name).node(node).build()} with one node for the whole set (one process) and the default timings, then
+ * {@code start()}. Leadership is taken from the
  * {@code LeadershipAcquired} listener; the groups are given up with {@code closeAsync()} on each.
  */
 final class BatonGroups implements GroupClient {
@@ -29,7 +30,8 @@ final class BatonGroups implements GroupClient {
 
     @Override
     public GroupSet open(String prefix, int n, String node) {
-        return new Elections(store, prefix, n, node, new ArrayList<>());
+        // One node for the whole set, as one process is one node: its elections share the store session.
+        return new Elections(store, prefix, n, NodeInfo.create(node), new ArrayList<>());
     }
 
     @Override
@@ -55,13 +57,13 @@ final class BatonGroups implements GroupClient {
         store.close();
     }
 
-    private record Elections(CoordinationStore store, String prefix, int n, String node, List<Election> elections)
+    private record Elections(CoordinationStore store, String prefix, int n, NodeInfo node, List<Election> elections)
             implements GroupSet {
 
         @Override
         public List<CompletableFuture<Long>> start() {
             return GroupSet.startEach(prefix, n, group -> {
-                Election election = Baton.election(store).group(group).node(NodeInfo.create(node)).build();
+                Election election = Baton.election(store).group(group).node(node).build();
                 CompletableFuture<Long> acquired = new CompletableFuture<>();
                 election.addListener(event -> {
                     if (event instanceof ElectionEvent.LeadershipAcquired) {

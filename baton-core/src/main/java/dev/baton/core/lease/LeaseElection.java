@@ -164,7 +164,8 @@ public final class LeaseElection implements StoreElection {
                         events::emit, output::reportError);
         this.machine = new LeaseMachine(group, nodeId, config, clock, scheduler, random, guarded,
                 new LeaseCalls(store.leases(), sessions, group, nodeId, config, calls), output, membership,
-                sessions != null);
+                sessions != null, session == null ? LeaseMachine.SessionWaits.NONE
+                        : (waitedFor, remaining) -> session.keeper().awaitEnd(holder, waitedFor, remaining));
         Runnable unbind = session == null ? afterClose : () -> {
             session.keeper().detach(holder);
             session.unbind();
@@ -194,6 +195,11 @@ public final class LeaseElection implements StoreElection {
         @Override
         public void membersEnded(Set<String> sessions) {
             membership.onMembersEnded();
+        }
+
+        @Override
+        public void holderEnded(String ended) {
+            machine.onHolderSessionEnded(ended);
         }
 
         @Override

@@ -11,6 +11,7 @@ import dev.baton.core.NodeState;
 import dev.baton.core.Role;
 import dev.baton.core.spi.LeaseDeadline;
 import dev.baton.core.store.AcquireResult;
+import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
 import dev.baton.core.store.Subscription;
 import dev.baton.core.time.Clock;
@@ -80,6 +81,18 @@ final class LeaseMachine {
     private final boolean sessionBound;
     /** The open session to bind leases to; null while there is none (and always with leases of their own). */
     private SessionKeeper.Session session;
+    /** The session holding the group while this node follows it, when the store named one; else null. */
+    private String holderSession;
+    /** Asks the session keeper to say when a session holding the group ends (see {@link #onHolderSessionEnded}). */
+    private final SessionWaits sessionWaits;
+
+    /** The session keeper's wait for another process's session, as this machine sees it. */
+    interface SessionWaits {
+        void awaitEnd(String session, Duration remaining);
+
+        SessionWaits NONE = (session, remaining) -> { };
+    }
+
     /**
      * The session the current leadership is bound to (null while not leading, or with a lease of its own). Volatile:
      * the session keeper reads it from its own thread when it extends the session ({@link #leadsIn}).
@@ -88,8 +101,9 @@ final class LeaseMachine {
 
     LeaseMachine(String group, String nodeId, ElectionConfig config, Clock clock, Scheduler scheduler, Random random,
             ElectionMetrics metrics, LeaseCalls storeCalls, LeaseOutput output, LeaseMembership membership,
-            boolean sessionBound) {
+            boolean sessionBound, SessionWaits sessionWaits) {
         this.sessionBound = sessionBound;
+        this.sessionWaits = sessionWaits;
         this.group = group;
         this.nodeId = nodeId;
         this.config = config;
@@ -216,7 +230,7 @@ final class LeaseMachine {
             if (recheckAfterFlight) {
                 attempt();
             } else {
-                wakeAtExpiry(denied.current().remaining());
+                waitFor(denied.current());
                 armIfWaiting();
             }
         }
@@ -262,6 +276,7 @@ final class LeaseMachine {
         wakeTimer.cancel();
         metrics.validUntil(term, deadline);
         leadingSession = bound;
+        holderSession = null;
         // Bound to a session, the leadership shares the session's deadline, which only the session keeper moves.
         currentDeadline = bound != null ? bound.deadline() : new LeaseDeadline(deadline);
         current = currentDeadline.leadership(group, nodeId, term, clock, this::holdsTerm);
@@ -543,6 +558,7 @@ final class LeaseMachine {
                     return;
                 }
                 holdingOff = false;
+                holderSession = null; // a new holder: its session is learned at the next denial
                 learnLeader(new LeaderInfo(notice.owner(), notice.term()));
                 closeElection(false);
                 if (!acquireInFlight) {
@@ -601,6 +617,34 @@ final class LeaseMachine {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /**
+     * Waits for the lease that stands. One bound to another process's session is waited for through the session
+     * keeper, which asks once per session for every group the process follows; this group then polls only as a
+     * fallback for a lost release notice, once a lease TTL (a lost notice costs at most what a crash costs).
+     */
+    private void waitFor(Lease lease) {
+        if (sessionBound && lease.boundToSession()) {
+            holderSession = lease.session();
+            sessionWaits.awaitEnd(lease.session(), lease.remaining());
+            Duration fallback = config.checkInterval().compareTo(config.leaseTtl()) > 0
+                    ? config.checkInterval() : config.leaseTtl();
+            wakeIn(fallback.plus(jitter(config.electionJitter())));
+        } else {
+            holderSession = null;
+            wakeAtExpiry(lease.remaining());
+        }
+    }
+
+    /** The session holding the group ended (the session keeper found it gone): contend now. */
+    void onHolderSessionEnded(String session) {
+        if (state == State.FOLLOWING && session.equals(holderSession)) {
+            holderSession = null;
+            learnLeader(null);
+            openElection();
+            attempt();
+        }
+    }
 
     private void wakeAtExpiry(Duration remaining) {
         Duration atExpiry = remaining.plus(jitter(config.expiryJitter()));

@@ -48,6 +48,9 @@ final class SessionKeeper {
         /** Some of the member sessions this holder asked about have ended. */
         void membersEnded(Set<String> sessions);
 
+        /** The session holding this holder's group, which it asked to wait for ({@link #awaitEnd}), has ended. */
+        void holderEnded(String session);
+
         /** The store answered one of the session's calls: the holder's link to the store is alive. */
         void storeReplied();
 
@@ -75,6 +78,15 @@ final class SessionKeeper {
     private final TimedCalls calls;
     private final Map<Holder, Executor> holders = new LinkedHashMap<>();
     private final Map<Holder, Set<String>> memberWatches = new HashMap<>();
+    /** Followers waiting for another process's session to end, by that session: one check per session, not group. */
+    private final Map<String, HolderWait> holderWaits = new HashMap<>();
+
+    /** The followers waiting for one session, and when to ask the store about it next. */
+    private static final class HolderWait {
+        final Set<Holder> waiters = new HashSet<>();
+        long checkAt;
+        Cancellable timer = Cancellable.NONE;
+    }
 
     private Session session;
     private long incarnations;
@@ -121,6 +133,7 @@ final class SessionKeeper {
         scheduler.execute(() -> {
             holders.remove(holder);
             memberWatches.remove(holder);
+            holderWaits.values().forEach(wait -> wait.waiters.remove(holder));
         });
     }
 
@@ -142,6 +155,62 @@ final class SessionKeeper {
         });
     }
 
+    /**
+     * Tells {@code holder} when {@code session} (the one holding its group) has ended: the keeper asks the store once
+     * for each session followers wait on, at its expiry ({@code remaining} from now, as the store last said), so a
+     * process following a thousand groups of one crashed process makes one call, then contends for all of them.
+     */
+    void awaitEnd(Holder holder, String session, Duration remaining) {
+        long at = clock.nanoTime() + remaining.toNanos() + config.expiryJitter().toNanos();
+        scheduler.execute(() -> {
+            if (!holders.containsKey(holder)) {
+                return;
+            }
+            HolderWait wait = holderWaits.computeIfAbsent(session, s -> new HolderWait());
+            wait.waiters.add(holder);
+            if (wait.timer == Cancellable.NONE || at - wait.checkAt < 0) {
+                scheduleHolderCheck(session, wait, at);
+            }
+        });
+    }
+
+    private void scheduleHolderCheck(String session, HolderWait wait, long at) {
+        wait.timer.cancel();
+        wait.checkAt = at;
+        wait.timer = scheduler.schedule(Duration.ofNanos(Math.max(0, at - clock.nanoTime())),
+                () -> checkHolder(session, wait));
+    }
+
+    private void checkHolder(String session, HolderWait wait) {
+        if (holderWaits.get(session) != wait || shutDown) {
+            return;
+        }
+        calls.call("check a holder's session", config.storeTimeout(), () -> store.remaining(Set.of(session)),
+                (alive, error) -> {
+                    if (holderWaits.get(session) != wait || shutDown) {
+                        return;
+                    }
+                    if (error != null) {
+                        scheduleHolderCheck(session, wait, clock.nanoTime() + config.retryInterval().toNanos());
+                        return;
+                    }
+                    replied();
+                    Duration left = alive.get(session);
+                    if (left != null) {
+                        scheduleHolderCheck(session, wait,
+                                clock.nanoTime() + left.toNanos() + config.expiryJitter().toNanos());
+                        return;
+                    }
+                    holderWaits.remove(session);
+                    for (Holder waiter : wait.waiters) {
+                        Executor executor = holders.get(waiter);
+                        if (executor != null) {
+                            executor.execute(() -> waiter.holderEnded(session));
+                        }
+                    }
+                });
+    }
+
     /** The last holder left: close the session on the store (its leases were released by their elections). */
     void shutDown() {
         scheduler.execute(() -> {
@@ -151,6 +220,8 @@ final class SessionKeeper {
             keepAliveTimer.cancel();
             deadlineTimer.cancel();
             memberTimer.cancel();
+            holderWaits.values().forEach(wait -> wait.timer.cancel());
+            holderWaits.clear();
             Session last = session;
             session = null;
             if (last != null) {

@@ -252,6 +252,32 @@ class SessionBoundElectionTest {
     }
 
     @Test
+    void followersWaitOnTheHoldersSessionOnceAndTakeEveryGroupSoonAfterItExpires() {
+        Process a = new Process("a", store);
+        CountingStore counting = new CountingStore(store);
+        Process b = new Process("b", counting);
+        List<String> groups = groups(50);
+        a.joinAll(groups);
+        b.joinAll(groups);
+        long lastKeptAlive = clock.nanoTime();
+        a.link.hang();
+        counting.calls.clear();
+
+        long started = clock.nanoTime();
+        Duration step = Duration.ofMillis(5);
+        while (b.leaderships().size() < groups.size() && clock.nanoTime() - started < config.leaseTtl().toNanos() * 3) {
+            scheduler.advance(step);
+        }
+
+        assertThat(b.leaderships()).hasSize(50);
+        // No time passed between a's session opening and the cut: it ends on the store one TTL after lastKeptAlive.
+        Duration afterExpiry = Duration.ofNanos(clock.nanoTime() - lastKeptAlive).minus(config.leaseTtl());
+        assertThat(afterExpiry).isLessThan(Duration.ofMillis(100));
+        assertThat(counting.count("SessionStore.acquire")).as("%s", counting.calls).isLessThanOrEqualTo(50 + 5);
+        assertThat(counting.count("SessionStore.remaining")).as("%s", counting.calls).isLessThanOrEqualTo(5);
+    }
+
+    @Test
     void closingManyTogetherHandsEveryGroupOverAtOnceAndEndsTheSession() {
         Process a = new Process("a", store);
         Process b = new Process("b", store);
