@@ -19,6 +19,7 @@ import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.MessageBus;
 import dev.baton.core.store.RegistryStore;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.postgres.internal.NoticePayload;
@@ -31,6 +32,7 @@ import dev.baton.postgres.internal.PgLeaderRecords;
 import dev.baton.postgres.internal.PgLeases;
 import dev.baton.postgres.internal.PgListener;
 import dev.baton.postgres.internal.PgRegistry;
+import dev.baton.postgres.internal.PgSessions;
 import dev.baton.postgres.internal.PgTarget;
 import dev.baton.postgres.internal.PgThreads;
 import dev.baton.postgres.internal.SchemaSetup;
@@ -44,6 +46,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -59,8 +62,8 @@ import org.slf4j.LoggerFactory;
  * every expiry is decided by the database's {@code now()}, never by comparing two machines' clocks.
  *
  * <p><b>Schema.</b> Tables live in one schema ({@code baton} by default): {@code leader_lease}, {@code cluster_nodes},
- * {@code cluster_events}, {@code fenced_registers}, {@code fenced_maps}, {@code leader_records} and
- * {@code schema_version}. They are created at connect if missing ({@link PostgresStoreOptions#createSchema()}), from
+ * {@code cluster_events}, {@code fenced_registers}, {@code fenced_maps}, {@code leader_records}, {@code sessions},
+ * {@code session_members} and {@code schema_version}. They are created at connect if missing ({@link PostgresStoreOptions#createSchema()}), from
  * the scripts that ship in this jar, {@value #SCHEMA_RESOURCE} and one {@code schema-v<N>.sql} per later version,
  * applied in order; an older schema is upgraded in place, and a schema newer than {@value #SCHEMA_VERSION} is
  * refused.
@@ -70,6 +73,11 @@ import org.slf4j.LoggerFactory;
  * the epoch)}, so terms strictly increase, and stay above every term issued before even when the database comes back
  * with an older {@code leader_lease} (restored from a backup, failed over to a standby that lagged), unless the
  * database's clock stepped back by more than the time since those terms were issued.
+ *
+ * <p><b>Sessions.</b> A session ({@link #sessions()}) is a row of {@code sessions} kept alive by one {@code UPDATE}
+ * per keep-alive; a lease bound to it has the session's id in {@code leader_lease.holder_session} and lives exactly
+ * as long as that row does and has not expired, by the database's clock. Both kinds of acquire judge both kinds of
+ * lease in the same one statement, with the same terms.
  *
  * <p><b>Notices and messages.</b> Lease and member notices and {@linkplain MessageBus#publish published} messages are
  * {@code NOTIFY}s on one
@@ -111,6 +119,7 @@ public final class PostgresStore implements CoordinationStore {
     private final PgFenced fenced;
     private final PgEventLog events;
     private final PgLeaderRecords leaderRecords;
+    private final PgSessions sessions;
     private final NoticeRouter router;
     private final PgListener listener;
     private final PgDataSource listenConnections;
@@ -122,6 +131,7 @@ public final class PostgresStore implements CoordinationStore {
     private final EventLogStore eventsRole = new EventsRole();
     private final MessageBus busRole = new BusRole();
     private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
+    private final Optional<SessionStore> sessionsRole = Optional.of(new SessionsRole());
 
     private PostgresStore(PostgresStoreOptions options, int storeId, Tables tables, SqlRunner sql) {
         this.options = options;
@@ -140,6 +150,7 @@ public final class PostgresStore implements CoordinationStore {
         this.fenced = new PgFenced(sql, tables);
         this.events = new PgEventLog(sql, tables, options.eventRetention());
         this.leaderRecords = new PgLeaderRecords(sql, tables);
+        this.sessions = new PgSessions(sql, tables);
         SqlRunner.Work<Void> warmLeases = c -> {
             leases.warm(c);
             return null;
@@ -236,6 +247,12 @@ public final class PostgresStore implements CoordinationStore {
     @Override
     public LeaderRecordStore leaderRecords() {
         return leaderRecordsRole;
+    }
+
+    /** Sessions on {@code sessions}: a bound lease lives as long as its session's row (see {@link SessionStore}). */
+    @Override
+    public Optional<SessionStore> sessions() {
+        return sessionsRole;
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -483,6 +500,55 @@ public final class PostgresStore implements CoordinationStore {
                 }
                 handler.accept(bytes);
             });
+        }
+    }
+
+    /** The session role on {@code sessions} and {@code session_members}, with bound leases on {@code leader_lease}. */
+    private final class SessionsRole implements SessionStore {
+
+        @Override
+        public CompletableFuture<String> open(NodeInfo owner, Duration ttl) {
+            return call("open session", () -> sessions.open(owner, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> keepAlive(String session, Duration ttl) {
+            return call("keep session alive", () -> sessions.keepAlive(session, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> close(String session) {
+            return call("close session", () -> sessions.close(session));
+        }
+
+        @Override
+        public CompletableFuture<Map<String, Duration>> remaining(Set<String> ids) {
+            return call("read sessions", () -> sessions.remaining(ids));
+        }
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
+            return call("acquire", () -> leases.acquire(group, session, candidate));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String group, String session, long term) {
+            return call("release", () -> leases.releaseBound(group, session, term));
+        }
+
+        @Override
+        public CompletableFuture<Void> join(String group, String session) {
+            return call("join group", () -> sessions.join(group, session));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> leave(String group, String session) {
+            return call("leave group", () -> sessions.leave(group, session));
+        }
+
+        @Override
+        public CompletableFuture<Map<String, NodeInfo>> members(String group) {
+            return call("list session members", () -> sessions.members(group));
         }
     }
 
