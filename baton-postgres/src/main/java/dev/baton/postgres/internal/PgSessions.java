@@ -40,6 +40,10 @@ public final class PgSessions {
     /** How many ended sessions an open deletes at most: enough to keep up with restarts, bounded in cost. */
     private static final int SWEEP_LIMIT = 16;
 
+    /** The parameters of {@link #membership}'s statements, in its order. */
+    private static final String MEMBERSHIP_PARAMS = "WITH p AS (SELECT CAST(? AS text) AS grp, CAST(? AS text) AS session, "
+            + "CAST(? AS text) AS channel, CAST(? AS text) AS notice_prefix), ";
+
     private final SqlRunner sql;
     private final Tables tables;
     private final String open;
@@ -82,8 +86,7 @@ public final class PgSessions {
                 + "AS remaining_us FROM " + tables.sessions() + " WHERE id = ANY (CAST(? AS text[])) "
                 + "AND expires_at > clock_timestamp()";
         // No row: the session has ended. A row with "notified" NULL: it was a member already.
-        this.join = "WITH p AS (SELECT CAST(? AS text) AS grp, CAST(? AS text) AS session, CAST(? AS text) AS channel, "
-                + "CAST(? AS text) AS notice_prefix), "
+        this.join = MEMBERSHIP_PARAMS
                 + "s AS (SELECT x.id, x.node_id FROM " + tables.sessions() + " x, p WHERE x.id = p.session "
                 + "AND x.expires_at > clock_timestamp()), "
                 + "j AS (INSERT INTO " + tables.sessionMembers() + " (group_name, session_id, joined_at) "
@@ -92,8 +95,7 @@ public final class PgSessions {
                 + "SELECT s.node_id, (SELECT pg_notify(p.channel, p.notice_prefix || s.node_id) FROM j) AS notified "
                 + "FROM s, p";
         // A row only if a live session left: an ended one's membership goes without a notice.
-        this.leave = "WITH p AS (SELECT CAST(? AS text) AS grp, CAST(? AS text) AS session, CAST(? AS text) AS channel, "
-                + "CAST(? AS text) AS notice_prefix), "
+        this.leave = MEMBERSHIP_PARAMS
                 + "d AS (DELETE FROM " + tables.sessionMembers() + " m USING p WHERE m.group_name = p.grp "
                 + "AND m.session_id = p.session RETURNING m.session_id) "
                 + "SELECT pg_notify(p.channel, p.notice_prefix || x.node_id) FROM d, p, " + tables.sessions() + " x "
@@ -185,34 +187,39 @@ public final class PgSessions {
 
     /** See {@link dev.baton.core.store.SessionStore#join}. */
     public CompletableFuture<Void> join(String group, String session) {
-        String prefix = memberNoticePrefix(group, MemberNotice.Kind.REGISTERED);
-        return sql.submit("join group", c -> {
-            try (PreparedStatement ps = c.prepareStatement(join)) {
-                Params.of(ps).text(group).text(session).text(tables.channel()).text(prefix);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        throw new SessionEndedException(session);
-                    }
-                    return null;
-                }
-            } catch (SQLException e) {
-                // The session's row went (closed, or swept) between this statement's snapshot and its insert.
-                if ("23503".equals(e.getSQLState())) {
-                    throw new SessionEndedException(session);
-                }
-                throw e;
+        return membership("join group", join, group, session, MemberNotice.Kind.REGISTERED, rs -> {
+            if (!rs.next()) {
+                throw new SessionEndedException(session);
             }
+            return (Void) null;
+        }).exceptionallyCompose(error -> {
+            // The session's row went (closed, or swept) between the statement's snapshot and its insert.
+            SQLException sql = PgFailures.find(error, SQLException.class);
+            return CompletableFuture.<Void>failedFuture(sql != null && "23503".equals(sql.getSQLState())
+                    ? new SessionEndedException(session) : error);
         });
     }
 
     /** See {@link dev.baton.core.store.SessionStore#leave}. */
     public CompletableFuture<Boolean> leave(String group, String session) {
-        String prefix = memberNoticePrefix(group, MemberNotice.Kind.UNREGISTERED);
-        return sql.submit("leave group", c -> {
-            try (PreparedStatement ps = c.prepareStatement(leave)) {
+        return membership("leave group", leave, group, session, MemberNotice.Kind.UNREGISTERED, ResultSet::next);
+    }
+
+    /** Reads a membership statement's rows. */
+    @FunctionalInterface
+    private interface Rows<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /** Runs a membership statement ({@link #MEMBERSHIP_PARAMS}) whose notice, if any, is a {@code kind} one. */
+    private <T> CompletableFuture<T> membership(String operation, String statement, String group, String session,
+            MemberNotice.Kind kind, Rows<T> rows) {
+        String prefix = memberNoticePrefix(group, kind);
+        return sql.submit(operation, c -> {
+            try (PreparedStatement ps = c.prepareStatement(statement)) {
                 Params.of(ps).text(group).text(session).text(tables.channel()).text(prefix);
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next();
+                    return rows.read(rs);
                 }
             }
         });
