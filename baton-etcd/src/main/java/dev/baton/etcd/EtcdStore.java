@@ -19,6 +19,7 @@ import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.MessageBus;
 import dev.baton.core.store.RegistryStore;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.etcd.internal.EtcdCalls;
@@ -27,6 +28,7 @@ import dev.baton.etcd.internal.EtcdFencing;
 import dev.baton.etcd.internal.EtcdLeaderRecords;
 import dev.baton.etcd.internal.EtcdLeases;
 import dev.baton.etcd.internal.EtcdRegistry;
+import dev.baton.etcd.internal.EtcdSessions;
 import dev.baton.etcd.internal.EtcdWatches;
 import dev.baton.etcd.internal.GroupKeys;
 import io.etcd.jetcd.ByteSequence;
@@ -38,6 +40,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -77,6 +80,7 @@ public final class EtcdStore implements CoordinationStore {
     private final EtcdWatches watches;
     private final EtcdLeases leases;
     private final EtcdRegistry registry;
+    private final EtcdSessions sessions;
     private final EtcdFencing fencing;
     private final EtcdEventLog events;
     private final EtcdLeaderRecords leaderRecords;
@@ -88,6 +92,7 @@ public final class EtcdStore implements CoordinationStore {
     private final EventLogStore eventsRole = new EventsRole();
     private final MessageBus busRole = new BusRole();
     private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
+    private final Optional<SessionStore> sessionsRole = Optional.of(new SessionsRole());
 
     private EtcdStore(EtcdStoreOptions options, Client client) {
         this.options = options;
@@ -99,6 +104,7 @@ public final class EtcdStore implements CoordinationStore {
         Clock wallClock = Clock.systemUTC();
         this.leases = new EtcdLeases(client, watches, prefix, calls);
         this.registry = new EtcdRegistry(client, watches, prefix, calls, wallClock);
+        this.sessions = new EtcdSessions(client, watches, prefix, calls, wallClock);
         this.fencing = new EtcdFencing(client, prefix, calls);
         this.events = new EtcdEventLog(client, prefix, options.eventRetention(), calls, wallClock);
         this.leaderRecords = new EtcdLeaderRecords(client, prefix, calls);
@@ -147,6 +153,12 @@ public final class EtcdStore implements CoordinationStore {
         }
         log.debug("Connected to {}", target);
         return new EtcdStore(options, client);
+    }
+
+    /** Sessions on etcd leases: a bound lease key sits on its session's etcd lease (see {@link SessionStore}). */
+    @Override
+    public Optional<SessionStore> sessions() {
+        return sessionsRole;
     }
 
     @Override
@@ -222,6 +234,74 @@ public final class EtcdStore implements CoordinationStore {
         return body.get();
     }
 
+    /** One subscription for two watches: ready when both are, closing both. */
+    private static Subscription both(Subscription first, Subscription second) {
+        return new Subscription() {
+            @Override
+            public CompletableFuture<Void> ready() {
+                return CompletableFuture.allOf(first.ready(), second.ready());
+            }
+
+            @Override
+            public void close() {
+                try {
+                    first.close();
+                } finally {
+                    second.close();
+                }
+            }
+        };
+    }
+
+    /** The session role: one etcd lease per session, see {@link EtcdSessions} and {@link EtcdLeases}. */
+    private final class SessionsRole implements SessionStore {
+
+        @Override
+        public CompletableFuture<String> open(NodeInfo owner, Duration ttl) {
+            return call("open session", () -> sessions.open(owner, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> keepAlive(String session, Duration ttl) {
+            return call("keep session alive", () -> sessions.keepAlive(session, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> close(String session) {
+            return call("close session", () -> sessions.close(session));
+        }
+
+        @Override
+        public CompletableFuture<Map<String, Duration>> remaining(Set<String> ids) {
+            return call("read sessions", () -> sessions.remaining(ids));
+        }
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
+            return call("acquire", () -> leases.acquire(group, session, candidate));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String group, String session, long term) {
+            return call("release", () -> leases.releaseBound(group, session, term));
+        }
+
+        @Override
+        public CompletableFuture<Void> join(String group, String session) {
+            return call("join group", () -> sessions.join(group, session));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> leave(String group, String session) {
+            return call("leave group", () -> sessions.leave(group, session));
+        }
+
+        @Override
+        public CompletableFuture<Map<String, NodeInfo>> members(String group) {
+            return call("list session members", () -> sessions.members(group));
+        }
+    }
+
     /** The lease role: etcd leases and transactions, see {@link EtcdLeases}. */
     private final class LeasesRole implements LeaseStore {
 
@@ -292,7 +372,8 @@ public final class EtcdStore implements CoordinationStore {
 
         @Override
         public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
-            return subscribe("watch members", () -> registry.watchMembers(group, listener));
+            return subscribe("watch members", () -> both(registry.watchMembers(group, listener),
+                    sessions.watchMembers(group, listener)));
         }
     }
 
