@@ -40,7 +40,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -92,7 +91,7 @@ public final class EtcdStore implements CoordinationStore {
     private final EventLogStore eventsRole = new EventsRole();
     private final MessageBus busRole = new BusRole();
     private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
-    private final Optional<SessionStore> sessionsRole = Optional.of(new SessionsRole());
+    private final Optional<SessionStore> sessionsRole;
 
     private EtcdStore(EtcdStoreOptions options, Client client) {
         this.options = options;
@@ -104,7 +103,9 @@ public final class EtcdStore implements CoordinationStore {
         Clock wallClock = Clock.systemUTC();
         this.leases = new EtcdLeases(client, watches, prefix, calls);
         this.registry = new EtcdRegistry(client, watches, prefix, calls, wallClock);
-        this.sessions = new EtcdSessions(client, watches, prefix, calls, wallClock);
+        this.sessions = new EtcdSessions(client, watches, prefix, calls, wallClock, leases);
+        // Its calls on a closed store fail as the closed client's calls do, translated by EtcdCalls.
+        this.sessionsRole = Optional.of(sessions);
         this.fencing = new EtcdFencing(client, prefix, calls);
         this.events = new EtcdEventLog(client, prefix, options.eventRetention(), calls, wallClock);
         this.leaderRecords = new EtcdLeaderRecords(client, prefix, calls);
@@ -251,55 +252,6 @@ public final class EtcdStore implements CoordinationStore {
                 }
             }
         };
-    }
-
-    /** The session role: one etcd lease per session, see {@link EtcdSessions} and {@link EtcdLeases}. */
-    private final class SessionsRole implements SessionStore {
-
-        @Override
-        public CompletableFuture<String> open(NodeInfo owner, Duration ttl) {
-            return call("open session", () -> sessions.open(owner, ttl));
-        }
-
-        @Override
-        public CompletableFuture<Boolean> keepAlive(String session, Duration ttl) {
-            return call("keep session alive", () -> sessions.keepAlive(session, ttl));
-        }
-
-        @Override
-        public CompletableFuture<Boolean> close(String session) {
-            return call("close session", () -> sessions.close(session));
-        }
-
-        @Override
-        public CompletableFuture<Map<String, Duration>> remaining(Set<String> ids) {
-            return call("read sessions", () -> sessions.remaining(ids));
-        }
-
-        @Override
-        public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
-            return call("acquire", () -> leases.acquire(group, session, candidate));
-        }
-
-        @Override
-        public CompletableFuture<Boolean> release(String group, String session, long term) {
-            return call("release", () -> leases.releaseBound(group, session, term));
-        }
-
-        @Override
-        public CompletableFuture<Void> join(String group, String session) {
-            return call("join group", () -> sessions.join(group, session));
-        }
-
-        @Override
-        public CompletableFuture<Boolean> leave(String group, String session) {
-            return call("leave group", () -> sessions.leave(group, session));
-        }
-
-        @Override
-        public CompletableFuture<Map<String, NodeInfo>> members(String group) {
-            return call("list session members", () -> sessions.members(group));
-        }
     }
 
     /** The lease role: etcd leases and transactions, see {@link EtcdLeases}. */

@@ -46,7 +46,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -119,7 +118,6 @@ public final class PostgresStore implements CoordinationStore {
     private final PgFenced fenced;
     private final PgEventLog events;
     private final PgLeaderRecords leaderRecords;
-    private final PgSessions sessions;
     private final NoticeRouter router;
     private final PgListener listener;
     private final PgDataSource listenConnections;
@@ -131,7 +129,7 @@ public final class PostgresStore implements CoordinationStore {
     private final EventLogStore eventsRole = new EventsRole();
     private final MessageBus busRole = new BusRole();
     private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
-    private final Optional<SessionStore> sessionsRole = Optional.of(new SessionsRole());
+    private final Optional<SessionStore> sessionsRole;
 
     private PostgresStore(PostgresStoreOptions options, int storeId, Tables tables, SqlRunner sql) {
         this.options = options;
@@ -150,7 +148,8 @@ public final class PostgresStore implements CoordinationStore {
         this.fenced = new PgFenced(sql, tables);
         this.events = new PgEventLog(sql, tables, options.eventRetention());
         this.leaderRecords = new PgLeaderRecords(sql, tables);
-        this.sessions = new PgSessions(sql, tables);
+        // Its calls on a closed store fail in SqlRunner, as the other roles' do in call().
+        this.sessionsRole = Optional.of(new PgSessions(sql, tables, leases));
         SqlRunner.Work<Void> warmLeases = c -> {
             leases.warm(c);
             return null;
@@ -500,55 +499,6 @@ public final class PostgresStore implements CoordinationStore {
                 }
                 handler.accept(bytes);
             });
-        }
-    }
-
-    /** The session role on {@code sessions} and {@code session_members}, with bound leases on {@code leader_lease}. */
-    private final class SessionsRole implements SessionStore {
-
-        @Override
-        public CompletableFuture<String> open(NodeInfo owner, Duration ttl) {
-            return call("open session", () -> sessions.open(owner, ttl));
-        }
-
-        @Override
-        public CompletableFuture<Boolean> keepAlive(String session, Duration ttl) {
-            return call("keep session alive", () -> sessions.keepAlive(session, ttl));
-        }
-
-        @Override
-        public CompletableFuture<Boolean> close(String session) {
-            return call("close session", () -> sessions.close(session));
-        }
-
-        @Override
-        public CompletableFuture<Map<String, Duration>> remaining(Set<String> ids) {
-            return call("read sessions", () -> sessions.remaining(ids));
-        }
-
-        @Override
-        public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
-            return call("acquire", () -> leases.acquire(group, session, candidate));
-        }
-
-        @Override
-        public CompletableFuture<Boolean> release(String group, String session, long term) {
-            return call("release", () -> leases.releaseBound(group, session, term));
-        }
-
-        @Override
-        public CompletableFuture<Void> join(String group, String session) {
-            return call("join group", () -> sessions.join(group, session));
-        }
-
-        @Override
-        public CompletableFuture<Boolean> leave(String group, String session) {
-            return call("leave group", () -> sessions.leave(group, session));
-        }
-
-        @Override
-        public CompletableFuture<Map<String, NodeInfo>> members(String group) {
-            return call("list session members", () -> sessions.members(group));
         }
     }
 

@@ -4,8 +4,10 @@ import static dev.baton.etcd.internal.GroupKeys.text;
 
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
+import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.SessionEndedException;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.Subscription;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -47,7 +49,7 @@ import java.util.function.Consumer;
  * etcd TTL here), whatever TTL it names. Members' {@code registeredAt} and {@code lastSeen} are the writer's wall
  * clock at the join, for people only (as in {@link EtcdRegistry}).
  */
-public final class EtcdSessions {
+public final class EtcdSessions implements SessionStore {
 
     private final KV kv;
     private final Lease etcdLeases;
@@ -55,14 +57,18 @@ public final class EtcdSessions {
     private final String keyPrefix;
     private final EtcdCalls calls;
     private final Clock wallClock;
+    private final EtcdLeases leases;
 
-    public EtcdSessions(Client client, EtcdWatches watches, String keyPrefix, EtcdCalls calls, Clock wallClock) {
+    /** @param leases the group leases, which take and release the leases bound to sessions */
+    public EtcdSessions(Client client, EtcdWatches watches, String keyPrefix, EtcdCalls calls, Clock wallClock,
+            EtcdLeases leases) {
         this.kv = client.getKVClient();
         this.etcdLeases = client.getLeaseClient();
         this.watches = watches;
         this.keyPrefix = keyPrefix;
         this.calls = calls;
         this.wallClock = wallClock;
+        this.leases = leases;
     }
 
     /** The etcd lease id of {@code session}, or 0 for an id this store never gave out. */
@@ -79,6 +85,7 @@ public final class EtcdSessions {
     }
 
     /** See {@link dev.baton.core.store.SessionStore#open}: a grant, then the session's key on it. */
+    @Override
     public CompletableFuture<String> open(NodeInfo owner, Duration ttl) {
         return calls.guard("open session", () -> etcdLeases.grant(EtcdLeases.ttlSeconds(ttl)).thenCompose(grant -> {
             String session = id(grant.getID());
@@ -89,6 +96,7 @@ public final class EtcdSessions {
     }
 
     /** See {@link dev.baton.core.store.SessionStore#keepAlive}: one keep-alive of the etcd lease. */
+    @Override
     public CompletableFuture<Boolean> keepAlive(String session, Duration ttl) {
         long leaseId = leaseId(session);
         if (leaseId == 0) {
@@ -105,6 +113,7 @@ public final class EtcdSessions {
     }
 
     /** See {@link dev.baton.core.store.SessionStore#close}: revokes the etcd lease, deleting every key on it. */
+    @Override
     public CompletableFuture<Boolean> close(String session) {
         long leaseId = leaseId(session);
         if (leaseId == 0) {
@@ -124,6 +133,7 @@ public final class EtcdSessions {
      * See {@link dev.baton.core.store.SessionStore#remaining}: one {@code LeaseTimeToLive} per session, all sent at
      * once. etcd answers in whole seconds, rounded down, so half a second is added, capped at the granted TTL.
      */
+    @Override
     public CompletableFuture<Map<String, Duration>> remaining(Set<String> sessions) {
         return calls.guard("read sessions", () -> {
             Map<String, CompletableFuture<Optional<Duration>>> asked = new HashMap<>();
@@ -151,6 +161,7 @@ public final class EtcdSessions {
      * See {@link dev.baton.core.store.SessionStore#join}: the membership key, on the session's etcd lease, written
      * only while the session's key exists and only if it is not a member already (so it keeps its join time).
      */
+    @Override
     public CompletableFuture<Void> join(String group, String session) {
         long leaseId = leaseId(session);
         if (leaseId == 0) {
@@ -178,6 +189,7 @@ public final class EtcdSessions {
     }
 
     /** See {@link dev.baton.core.store.SessionStore#leave}: deletes the membership of a live session. */
+    @Override
     public CompletableFuture<Boolean> leave(String group, String session) {
         ByteSequence sessionKey = GroupKeys.session(keyPrefix, session);
         ByteSequence member = GroupKeys.of(keyPrefix, group).sessionMember(session);
@@ -192,6 +204,7 @@ public final class EtcdSessions {
      * See {@link dev.baton.core.store.SessionStore#members}: the memberships and the lease key, read in one
      * transaction so the leader role matches the listing.
      */
+    @Override
     public CompletableFuture<Map<String, NodeInfo>> members(String group) {
         GroupKeys keys = GroupKeys.of(keyPrefix, group);
         String prefix = text(keys.sessionMembers());
@@ -213,6 +226,18 @@ public final class EtcdSessions {
                     rows.forEach(row -> bySession.put(row.getKey(), row.getValue()));
                     return bySession;
                 }));
+    }
+
+    /** See {@link EtcdLeases#acquire(String, String, NodeInfo)}. */
+    @Override
+    public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
+        return leases.acquire(group, session, candidate);
+    }
+
+    /** See {@link EtcdLeases#releaseBound}. */
+    @Override
+    public CompletableFuture<Boolean> release(String group, String session, long term) {
+        return leases.releaseBound(group, session, term);
     }
 
     /**

@@ -2,8 +2,10 @@ package dev.baton.postgres.internal;
 
 import dev.baton.core.NodeInfo;
 import dev.baton.core.Role;
+import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.SessionEndedException;
+import dev.baton.core.store.SessionStore;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,7 +37,7 @@ import java.util.concurrent.CompletableFuture;
  * <p>Member notices are the registry's ({@code member <n>:<group> registered <node>}), sent in the transaction that
  * made the change, so {@code watchMembers} hears sessions join and leave as it hears registrations.
  */
-public final class PgSessions {
+public final class PgSessions implements SessionStore {
 
     /** How many ended sessions an open deletes at most: enough to keep up with restarts, bounded in cost. */
     private static final int SWEEP_LIMIT = 16;
@@ -46,6 +48,7 @@ public final class PgSessions {
 
     private final SqlRunner sql;
     private final Tables tables;
+    private final PgLeases leases;
     private final String open;
     private final String keepAlive;
     private final String close;
@@ -55,9 +58,11 @@ public final class PgSessions {
     private final String leave;
     private final String members;
 
-    public PgSessions(SqlRunner sql, Tables tables) {
+    /** @param leases the lease statements, which take and release the leases bound to sessions */
+    public PgSessions(SqlRunner sql, Tables tables, PgLeases leases) {
         this.sql = sql;
         this.tables = tables;
+        this.leases = leases;
         // The new row, and a sweep of a few sessions that ended without a close: FOR UPDATE SKIP LOCKED re-checks
         // each one on its newest version (a keep-alive may have committed since the snapshot) and skips one that a
         // keep-alive is changing right now.
@@ -111,6 +116,7 @@ public final class PgSessions {
     }
 
     /** See {@link dev.baton.core.store.SessionStore#open}. */
+    @Override
     public CompletableFuture<String> open(NodeInfo owner, Duration ttl) {
         String session = UUID.randomUUID().toString();
         return sql.submit("open session", c -> {
@@ -124,6 +130,7 @@ public final class PgSessions {
     }
 
     /** See {@link dev.baton.core.store.SessionStore#keepAlive}. */
+    @Override
     public CompletableFuture<Boolean> keepAlive(String session, Duration ttl) {
         return sql.submit("keep session alive", c -> {
             try (PreparedStatement ps = c.prepareStatement(keepAlive)) {
@@ -137,6 +144,7 @@ public final class PgSessions {
      * See {@link dev.baton.core.store.SessionStore#close}: one transaction that deletes the session and its
      * memberships and, if it had not ended yet, sends an unregistered notice for every group it had joined.
      */
+    @Override
     public CompletableFuture<Boolean> close(String session) {
         return sql.submit("close session", c -> inTransaction(c, () -> {
             String node;
@@ -166,6 +174,7 @@ public final class PgSessions {
     }
 
     /** See {@link dev.baton.core.store.SessionStore#remaining}: one query for all of them. */
+    @Override
     public CompletableFuture<Map<String, Duration>> remaining(Set<String> sessions) {
         if (sessions.isEmpty()) {
             return CompletableFuture.completedFuture(Map.of());
@@ -186,6 +195,7 @@ public final class PgSessions {
     }
 
     /** See {@link dev.baton.core.store.SessionStore#join}. */
+    @Override
     public CompletableFuture<Void> join(String group, String session) {
         return membership("join group", join, group, session, MemberNotice.Kind.REGISTERED, rs -> {
             if (!rs.next()) {
@@ -201,8 +211,21 @@ public final class PgSessions {
     }
 
     /** See {@link dev.baton.core.store.SessionStore#leave}. */
+    @Override
     public CompletableFuture<Boolean> leave(String group, String session) {
         return membership("leave group", leave, group, session, MemberNotice.Kind.UNREGISTERED, ResultSet::next);
+    }
+
+    /** See {@link PgLeases#acquire(String, String, NodeInfo)}. */
+    @Override
+    public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
+        return leases.acquire(group, session, candidate);
+    }
+
+    /** See {@link PgLeases#releaseBound}. */
+    @Override
+    public CompletableFuture<Boolean> release(String group, String session, long term) {
+        return leases.releaseBound(group, session, term);
     }
 
     /** Reads a membership statement's rows. */
@@ -226,6 +249,7 @@ public final class PgSessions {
     }
 
     /** See {@link dev.baton.core.store.SessionStore#members}: by session id, in node id order. */
+    @Override
     public CompletableFuture<Map<String, NodeInfo>> members(String group) {
         return sql.submit("list session members", c -> {
             try (PreparedStatement ps = c.prepareStatement(members)) {
