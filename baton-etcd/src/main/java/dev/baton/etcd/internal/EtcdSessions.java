@@ -46,8 +46,9 @@ import java.util.function.Consumer;
  * <p>A keep-alive is one {@code LeaseKeepAlive} round trip (jetcd's {@code keepAliveOnce}; the caller drives
  * keep-alives, jetcd's own keep-alive stream is not used), whatever the number of groups bound. etcd cannot change a
  * lease's TTL, so a keep-alive restores the TTL the session was opened with (rounded up to whole seconds, as every
- * etcd TTL here), whatever TTL it names. Members' {@code registeredAt} and {@code lastSeen} are the writer's wall
- * clock at the join, for people only (as in {@link EtcdRegistry}).
+ * etcd TTL here), whatever TTL it names. Members' {@code registeredAt} is the writer's wall clock at the join, and
+ * {@code lastSeen} the reader's wall clock less the time the session's etcd lease has run since its last keep-alive,
+ * to etcd's whole second (as in {@link EtcdRegistry}, etcd has no clock a client can read).
  */
 public final class EtcdSessions implements SessionStore {
 
@@ -212,20 +213,43 @@ public final class EtcdSessions implements SessionStore {
                 .Then(Op.get(keys.sessionMembers(), GetOption.builder().isPrefix(true).build()),
                         Op.get(keys.lease(), GetOption.DEFAULT))
                 .commit()
-                .thenApply(txn -> {
+                .thenCompose(txn -> {
                     String leader = EtcdLeases.first(txn.getGetResponses().get(1)).map(EtcdLeases::owner).orElse(null);
-                    List<Map.Entry<String, NodeInfo>> rows = new ArrayList<>();
+                    Map<String, NodeInfo> joined = new HashMap<>();
                     for (KeyValue entry : txn.getGetResponses().get(0).getKvs()) {
-                        String session = GroupKeys.unescape(text(entry.getKey()).substring(prefix.length()));
                         NodeInfo node = EtcdJson.node(entry.getValue(), Role.FOLLOWER);
-                        rows.add(Map.entry(session, node.withRole(node.id().equals(leader) ? Role.LEADER
-                                : Role.FOLLOWER)));
+                        joined.put(GroupKeys.unescape(text(entry.getKey()).substring(prefix.length())),
+                                node.withRole(node.id().equals(leader) ? Role.LEADER : Role.FOLLOWER));
                     }
-                    rows.sort(Map.Entry.comparingByValue(Comparator.comparing(NodeInfo::id)));
-                    Map<String, NodeInfo> bySession = new LinkedHashMap<>();
-                    rows.forEach(row -> bySession.put(row.getKey(), row.getValue()));
-                    return bySession;
+                    return lastSeen(joined);
                 }));
+    }
+
+    /**
+     * The members stamped with when their sessions were last kept alive, in node id order: the wall clock now less
+     * the time their etcd leases have run since (granted TTL less what is left, in etcd's whole seconds), asked for
+     * all of them at once. A member whose session ended meanwhile is left out.
+     */
+    private CompletableFuture<Map<String, NodeInfo>> lastSeen(Map<String, NodeInfo> joined) {
+        Map<String, CompletableFuture<Optional<NodeInfo>>> asked = new HashMap<>();
+        joined.forEach((session, node) -> asked.put(session, etcdLeases.timeToLive(leaseId(session),
+                LeaseOption.DEFAULT).thenApply(ttl -> {
+                    if (ttl.getTTL() < 0) {
+                        return Optional.<NodeInfo>empty();
+                    }
+                    java.time.Instant seen = wallClock.instant()
+                            .minusSeconds(Math.max(0, ttl.getGrantedTTL() - ttl.getTTL() - 1));
+                    return Optional.of(node.withTimes(node.registeredAt(), seen.isBefore(node.registeredAt())
+                            ? node.registeredAt() : seen));
+                })));
+        return CompletableFuture.allOf(asked.values().toArray(CompletableFuture[]::new)).thenApply(all -> {
+            List<Map.Entry<String, NodeInfo>> rows = new ArrayList<>();
+            asked.forEach((session, answer) -> answer.join().ifPresent(node -> rows.add(Map.entry(session, node))));
+            rows.sort(Map.Entry.comparingByValue(Comparator.comparing(NodeInfo::id)));
+            Map<String, NodeInfo> bySession = new LinkedHashMap<>();
+            rows.forEach(row -> bySession.put(row.getKey(), row.getValue()));
+            return bySession;
+        });
     }
 
     /** See {@link EtcdLeases#acquire(String, String, NodeInfo)}. */
