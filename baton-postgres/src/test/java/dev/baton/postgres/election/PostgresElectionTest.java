@@ -352,6 +352,9 @@ class PostgresElectionTest {
         assertThat(a.election.fencedRegister("config").write(old, bytes("v1")).join().accepted()).isTrue();
         Node b = node("b").start();
         await().atMost(BOUND).until(() -> b.election.leader().isPresent());
+        // The handover comes from the release notice: b must be listening by then. A session-bound follower knows the
+        // leader within a few ms of starting, before its LISTEN connection may be up.
+        awaitListening(b);
 
         a.election.stepDown().join();
         await().atMost(BOUND).until(b.election::isLeader);
