@@ -19,6 +19,7 @@ import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.MessageBus;
 import dev.baton.core.store.RegistryStore;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.etcd.internal.EtcdCalls;
@@ -27,6 +28,7 @@ import dev.baton.etcd.internal.EtcdFencing;
 import dev.baton.etcd.internal.EtcdLeaderRecords;
 import dev.baton.etcd.internal.EtcdLeases;
 import dev.baton.etcd.internal.EtcdRegistry;
+import dev.baton.etcd.internal.EtcdSessions;
 import dev.baton.etcd.internal.EtcdWatches;
 import dev.baton.etcd.internal.GroupKeys;
 import io.etcd.jetcd.ByteSequence;
@@ -77,6 +79,7 @@ public final class EtcdStore implements CoordinationStore {
     private final EtcdWatches watches;
     private final EtcdLeases leases;
     private final EtcdRegistry registry;
+    private final EtcdSessions sessions;
     private final EtcdFencing fencing;
     private final EtcdEventLog events;
     private final EtcdLeaderRecords leaderRecords;
@@ -88,6 +91,7 @@ public final class EtcdStore implements CoordinationStore {
     private final EventLogStore eventsRole = new EventsRole();
     private final MessageBus busRole = new BusRole();
     private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
+    private final Optional<SessionStore> sessionsRole;
 
     private EtcdStore(EtcdStoreOptions options, Client client) {
         this.options = options;
@@ -99,6 +103,9 @@ public final class EtcdStore implements CoordinationStore {
         Clock wallClock = Clock.systemUTC();
         this.leases = new EtcdLeases(client, watches, prefix, calls);
         this.registry = new EtcdRegistry(client, watches, prefix, calls, wallClock);
+        this.sessions = new EtcdSessions(client, watches, prefix, calls, wallClock, leases);
+        // Its calls on a closed store fail as the closed client's calls do, translated by EtcdCalls.
+        this.sessionsRole = Optional.of(sessions);
         this.fencing = new EtcdFencing(client, prefix, calls);
         this.events = new EtcdEventLog(client, prefix, options.eventRetention(), calls, wallClock);
         this.leaderRecords = new EtcdLeaderRecords(client, prefix, calls);
@@ -147,6 +154,12 @@ public final class EtcdStore implements CoordinationStore {
         }
         log.debug("Connected to {}", target);
         return new EtcdStore(options, client);
+    }
+
+    /** Sessions on etcd leases: a bound lease key sits on its session's etcd lease (see {@link SessionStore}). */
+    @Override
+    public Optional<SessionStore> sessions() {
+        return sessionsRole;
     }
 
     @Override
@@ -222,6 +235,25 @@ public final class EtcdStore implements CoordinationStore {
         return body.get();
     }
 
+    /** One subscription for two watches: ready when both are, closing both. */
+    private static Subscription both(Subscription first, Subscription second) {
+        return new Subscription() {
+            @Override
+            public CompletableFuture<Void> ready() {
+                return CompletableFuture.allOf(first.ready(), second.ready());
+            }
+
+            @Override
+            public void close() {
+                try {
+                    first.close();
+                } finally {
+                    second.close();
+                }
+            }
+        };
+    }
+
     /** The lease role: etcd leases and transactions, see {@link EtcdLeases}. */
     private final class LeasesRole implements LeaseStore {
 
@@ -292,7 +324,8 @@ public final class EtcdStore implements CoordinationStore {
 
         @Override
         public Subscription watchMembers(String group, Consumer<MemberNotice> listener) {
-            return subscribe("watch members", () -> registry.watchMembers(group, listener));
+            return subscribe("watch members", () -> both(registry.watchMembers(group, listener),
+                    sessions.watchMembers(group, listener)));
         }
     }
 

@@ -27,11 +27,6 @@ class EtcdStoreConformanceTest extends StoreConformanceSuite {
     }
 
     @Override
-    protected boolean offersSessions() {
-        return false;
-    }
-
-    @Override
     protected CoordinationStore newStore() {
         return EtcdStore.connect(EtcdTesting.uri(etcd));
     }

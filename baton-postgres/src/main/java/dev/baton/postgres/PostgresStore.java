@@ -19,6 +19,7 @@ import dev.baton.core.store.LeaseStore;
 import dev.baton.core.store.MemberNotice;
 import dev.baton.core.store.MessageBus;
 import dev.baton.core.store.RegistryStore;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
 import dev.baton.postgres.internal.NoticePayload;
@@ -31,6 +32,7 @@ import dev.baton.postgres.internal.PgLeaderRecords;
 import dev.baton.postgres.internal.PgLeases;
 import dev.baton.postgres.internal.PgListener;
 import dev.baton.postgres.internal.PgRegistry;
+import dev.baton.postgres.internal.PgSessions;
 import dev.baton.postgres.internal.PgTarget;
 import dev.baton.postgres.internal.PgThreads;
 import dev.baton.postgres.internal.SchemaSetup;
@@ -59,8 +61,8 @@ import org.slf4j.LoggerFactory;
  * every expiry is decided by the database's {@code now()}, never by comparing two machines' clocks.
  *
  * <p><b>Schema.</b> Tables live in one schema ({@code baton} by default): {@code leader_lease}, {@code cluster_nodes},
- * {@code cluster_events}, {@code fenced_registers}, {@code fenced_maps}, {@code leader_records} and
- * {@code schema_version}. They are created at connect if missing ({@link PostgresStoreOptions#createSchema()}), from
+ * {@code cluster_events}, {@code fenced_registers}, {@code fenced_maps}, {@code leader_records}, {@code sessions},
+ * {@code session_members} and {@code schema_version}. They are created at connect if missing ({@link PostgresStoreOptions#createSchema()}), from
  * the scripts that ship in this jar, {@value #SCHEMA_RESOURCE} and one {@code schema-v<N>.sql} per later version,
  * applied in order; an older schema is upgraded in place, and a schema newer than {@value #SCHEMA_VERSION} is
  * refused.
@@ -70,6 +72,11 @@ import org.slf4j.LoggerFactory;
  * the epoch)}, so terms strictly increase, and stay above every term issued before even when the database comes back
  * with an older {@code leader_lease} (restored from a backup, failed over to a standby that lagged), unless the
  * database's clock stepped back by more than the time since those terms were issued.
+ *
+ * <p><b>Sessions.</b> A session ({@link #sessions()}) is a row of {@code sessions} kept alive by one {@code UPDATE}
+ * per keep-alive; a lease bound to it has the session's id in {@code leader_lease.holder_session} and lives exactly
+ * as long as that row does and has not expired, by the database's clock. Both kinds of acquire judge both kinds of
+ * lease in the same one statement, with the same terms.
  *
  * <p><b>Notices and messages.</b> Lease and member notices and {@linkplain MessageBus#publish published} messages are
  * {@code NOTIFY}s on one
@@ -122,6 +129,7 @@ public final class PostgresStore implements CoordinationStore {
     private final EventLogStore eventsRole = new EventsRole();
     private final MessageBus busRole = new BusRole();
     private final LeaderRecordStore leaderRecordsRole = new LeaderRecordsRole();
+    private final Optional<SessionStore> sessionsRole;
 
     private PostgresStore(PostgresStoreOptions options, int storeId, Tables tables, SqlRunner sql) {
         this.options = options;
@@ -140,6 +148,8 @@ public final class PostgresStore implements CoordinationStore {
         this.fenced = new PgFenced(sql, tables);
         this.events = new PgEventLog(sql, tables, options.eventRetention());
         this.leaderRecords = new PgLeaderRecords(sql, tables);
+        // Its calls on a closed store fail in SqlRunner, as the other roles' do in call().
+        this.sessionsRole = Optional.of(new PgSessions(sql, tables, leases));
         SqlRunner.Work<Void> warmLeases = c -> {
             leases.warm(c);
             return null;
@@ -236,6 +246,12 @@ public final class PostgresStore implements CoordinationStore {
     @Override
     public LeaderRecordStore leaderRecords() {
         return leaderRecordsRole;
+    }
+
+    /** Sessions on {@code sessions}: a bound lease lives as long as its session's row (see {@link SessionStore}). */
+    @Override
+    public Optional<SessionStore> sessions() {
+        return sessionsRole;
     }
 
     // ------------------------------------------------------------------ lifecycle

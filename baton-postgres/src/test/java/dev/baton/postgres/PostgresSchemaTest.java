@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.core.NodeInfo;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.LeaderRecord;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.StoreException;
 import dev.baton.postgres.internal.SchemaSetup;
 import dev.baton.testkit.PostgresServer;
@@ -67,9 +68,10 @@ class PostgresSchemaTest {
         PostgresStore.connect(options(schema).build()).close();
 
         assertThat(tables(schema)).containsExactly("cluster_events", "cluster_nodes", "fenced_maps",
-                "fenced_registers", "leader_lease", "leader_records", "schema_version");
-        assertThat(PostgresStore.SCHEMA_VERSION).isEqualTo(2);
-        assertThat(versions(schema)).containsExactly(1, 2);
+                "fenced_registers", "leader_lease", "leader_records", "schema_version", "session_members",
+                "sessions");
+        assertThat(PostgresStore.SCHEMA_VERSION).isEqualTo(3);
+        assertThat(versions(schema)).containsExactly(1, 2, 3);
         assertThat(rows(postgres, "SELECT column_name FROM information_schema.columns WHERE table_schema = ? "
                 + "AND table_name = 'leader_records' ORDER BY ordinal_position", schema))
                 .extracting(row -> row.get(0)).containsExactly("group_name", "term", "leader_id", "process_id",
@@ -77,7 +79,11 @@ class PostgresSchemaTest {
         assertThat(rows(postgres, "SELECT column_name FROM information_schema.columns WHERE table_schema = ? "
                 + "AND table_name = 'leader_lease' ORDER BY ordinal_position", schema))
                 .extracting(row -> row.get(0)).containsExactly("group_name", "leader_id", "term", "acquired_at",
-                        "expires_at", "renewed_at", "hostname", "api_url", "leader_info");
+                        "expires_at", "renewed_at", "hostname", "api_url", "leader_info", "holder_session");
+        assertThat(rows(postgres, "SELECT column_name FROM information_schema.columns WHERE table_schema = ? "
+                + "AND table_name = 'sessions' ORDER BY ordinal_position", schema))
+                .extracting(row -> row.get(0)).containsExactly("id", "node_id", "node_info", "opened_at",
+                        "expires_at", "last_seen");
         assertThat(count(postgres, "SELECT count(*) FROM pg_indexes WHERE schemaname = ? "
                 + "AND indexname = 'cluster_events_group_id_idx'", schema)).isEqualTo(1);
     }
@@ -96,7 +102,7 @@ class PostgresSchemaTest {
             assertThat(second.leases().read("g").join()).hasValueSatisfying(lease -> assertThat(lease.term())
                     .isEqualTo(term));
         }
-        assertThat(versions(schema)).containsExactly(1, 2);
+        assertThat(versions(schema)).containsExactly(1, 2, 3);
     }
 
     @Test
@@ -121,8 +127,8 @@ class PostgresSchemaTest {
             for (CompletableFuture<PostgresStore> start : starts) {
                 stores.add(start.get(30, TimeUnit.SECONDS));
             }
-            assertThat(tables(schema)).hasSize(7);
-            assertThat(versions(schema)).containsExactly(1, 2);
+            assertThat(tables(schema)).hasSize(9);
+            assertThat(versions(schema)).containsExactly(1, 2, 3);
         } finally {
             stores.forEach(PostgresStore::close);
         }
@@ -137,7 +143,8 @@ class PostgresSchemaTest {
                 .hasMessageContaining("schema " + schema + " is not set up and createSchema is false")
                 .hasMessageContaining(schema + ".leader_lease")
                 .hasMessageContaining("dev/baton/postgres/schema-v1.sql")
-                .hasMessageContaining("psql -v schema=" + schema + " -1 -f schema-v1.sql -f schema-v2.sql");
+                .hasMessageContaining("psql -v schema=" + schema
+                        + " -1 -f schema-v1.sql -f schema-v2.sql -f schema-v3.sql");
         assertThat(tables(schema)).isEmpty();
     }
 
@@ -156,6 +163,7 @@ class PostgresSchemaTest {
         String schema = freshSchema();
         applyByHand(schema, 1);
         applyByHand(schema, 2);
+        applyByHand(schema, 3);
 
         try (PostgresStore store = PostgresStore.connect(options(schema).createSchema(false).build())) {
             assertThat(store.leases().acquire("g", NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join())
@@ -173,9 +181,9 @@ class PostgresSchemaTest {
 
         assertThatThrownBy(() -> PostgresStore.connect(options(schema).createSchema(false).build()))
                 .isInstanceOf(StoreException.class)
-                .hasMessageContaining("schema " + schema + " is at version 1, older than version 2")
-                .hasMessageContaining("apply dev/baton/postgres/schema-v2.sql (psql -v schema=" + schema
-                        + " -1 -f schema-v2.sql)");
+                .hasMessageContaining("schema " + schema + " is at version 1, older than version 3")
+                .hasMessageContaining("apply dev/baton/postgres/schema-v2.sql then dev/baton/postgres/schema-v3.sql "
+                        + "(psql -v schema=" + schema + " -1 -f schema-v2.sql -f schema-v3.sql)");
         assertThat(tables(schema)).doesNotContain("leader_records");
     }
 
@@ -194,7 +202,7 @@ class PostgresSchemaTest {
                     .join()
                     .accepted()).isTrue();
         }
-        assertThat(versions(schema)).containsExactly(1, 2);
+        assertThat(versions(schema)).containsExactly(1, 2, 3);
         assertThat(tables(schema)).contains("leader_records");
     }
 
@@ -210,6 +218,9 @@ class PostgresSchemaTest {
 
         applyByHand(schema, 2);
         execute(postgres, "GRANT SELECT, INSERT, UPDATE, DELETE ON " + schema + ".leader_records TO " + user);
+        applyByHand(schema, 3);
+        execute(postgres, "GRANT SELECT, INSERT, UPDATE, DELETE ON " + schema + ".sessions, " + schema
+                + ".session_members TO " + user);
 
         try (PostgresStore store = PostgresStore.connect(PostgresStoreOptions.builder().jdbcUrl(postgres.jdbcUrl())
                 .user(user).password("app-pw").schema(schema).createSchema(false).build())) {
@@ -230,7 +241,7 @@ class PostgresSchemaTest {
 
         PostgresStore.connect(options(schema).build()).close();
 
-        assertThat(versions(schema)).containsExactly(1, 2);
+        assertThat(versions(schema)).containsExactly(1, 2, 3);
     }
 
     @Test
@@ -260,6 +271,14 @@ class PostgresSchemaTest {
                     .accepted())
                     .isTrue();
             assertThat(store.leaderRecords().readLeader("g").join()).isPresent();
+            SessionStore sessions = store.sessions().orElseThrow();
+            String session = sessions.open(NodeInfo.of("a", "a"), Duration.ofMinutes(1)).join();
+            assertThat(sessions.acquire("g", session, NodeInfo.of("a", "a")).join())
+                    .isInstanceOf(AcquireResult.Granted.class);
+            sessions.join("g", session).join();
+            assertThat(sessions.keepAlive(session, Duration.ofMinutes(1)).join()).isTrue();
+            assertThat(sessions.members("g").join()).containsOnlyKeys(session);
+            assertThat(sessions.close(session).join()).isTrue();
         }
         assertThatThrownBy(() -> PostgresStore.connect(PostgresStoreOptions.builder().jdbcUrl(postgres.jdbcUrl())
                 .user(user).password("app-pw").schema(freshSchema()).build()))
@@ -283,14 +302,14 @@ class PostgresSchemaTest {
     void aNewerSchemaVersionIsRefusedWithOrWithoutCreateSchema() {
         String schema = freshSchema();
         PostgresStore.connect(options(schema).build()).close();
-        execute(postgres, "INSERT INTO " + schema + ".schema_version (version) VALUES (3)");
+        execute(postgres, "INSERT INTO " + schema + ".schema_version (version) VALUES (4)");
 
         assertThatThrownBy(() -> PostgresStore.connect(options(schema).build()))
                 .isInstanceOf(StoreException.class)
-                .hasMessageContaining("schema " + schema + " is at version 3, newer than version 2")
+                .hasMessageContaining("schema " + schema + " is at version 4, newer than version 3")
                 .hasMessageContaining("upgrade baton-postgres");
         assertThatThrownBy(() -> PostgresStore.connect(options(schema).createSchema(false).build()))
-                .hasMessageContaining("is at version 3");
+                .hasMessageContaining("is at version 4");
     }
 
     @Test

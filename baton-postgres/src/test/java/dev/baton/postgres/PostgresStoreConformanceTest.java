@@ -22,11 +22,6 @@ class PostgresStoreConformanceTest extends StoreConformanceSuite {
     }
 
     @Override
-    protected boolean offersSessions() {
-        return false;
-    }
-
-    @Override
     protected CoordinationStore newStore() {
         return PostgresStore.connect(PostgresStoreOptions.builder().uri(postgres.uri()).poolSize(2).build());
     }

@@ -7,12 +7,15 @@ import dev.baton.core.NodeInfo;
 import dev.baton.core.store.AcquireResult;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
+import dev.baton.core.store.SessionEndedException;
 import dev.baton.core.store.StoreException;
 import dev.baton.core.store.Subscription;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -43,6 +46,13 @@ import java.util.function.Consumer;
  * restarts every lease's TTL, which only makes a lease last longer), and the key's deletion reaches every watcher as
  * a {@link LeaseNotice.Kind#RELEASED} notice at once. A renewal attaches the key to a fresh etcd lease of the new TTL
  * in a transaction that checks owner and term, then revokes the old etcd lease, which holds no key any more.
+ *
+ * <p><b>Leases bound to a session.</b> A session ({@link EtcdSessions}) is one etcd lease. A lease bound to it is the
+ * same lease key written with the session's etcd lease attached, so etcd deletes it the moment the session ends, in
+ * the same step that ends the session: no client judges expiry, and a takeover is the usual "the key does not exist"
+ * transaction. The key's value is then the holder's node id, a NUL character and the session id ({@link #owner} and
+ * {@link #session} read it back); a value without NUL is a lease with a TTL of its own. A bound lease is never
+ * renewed, and its etcd lease is never revoked by a release or a takeover, since it is the session's.
  *
  * <p><b>Calls that outlive their caller.</b> A call bounded by the store timeout keeps running on etcd after its caller
  * gave up on it: through an etcd leader change, jetcd carries it over to another member and it may land after the
@@ -85,49 +95,96 @@ public final class EtcdLeases {
 
     public CompletableFuture<AcquireResult> acquire(String group, NodeInfo candidate, Duration ttl) {
         GroupKeys keys = GroupKeys.of(keyPrefix, group);
-        AtomicLong started = acquiresStarted.computeIfAbsent(group + '\n' + candidate.id(), k -> new AtomicLong());
-        long mine = started.incrementAndGet();
-        BooleanSupplier current = () -> started.get() == mine;
+        BooleanSupplier current = startAcquire(group, candidate);
         return calls.guard("acquire", () -> etcdLeases.grant(ttlSeconds(ttl))
-                .thenCompose(grant -> attemptAcquire(keys, candidate, grant.getID(), current, 0)));
+                .thenCompose(grant -> attemptAcquire(keys, candidate, new Grant(grant.getID(), null), current, 0)));
     }
 
-    private CompletableFuture<AcquireResult> attemptAcquire(GroupKeys keys, NodeInfo candidate, long leaseId,
+    /**
+     * See {@link dev.baton.core.store.SessionStore#acquire}: as {@link #acquire(String, NodeInfo, Duration)}, with the
+     * key on the session's etcd lease, in a transaction that also requires the session's key to exist (so the etcd
+     * lease is alive when the key is attached to it); fails with {@link SessionEndedException} if it does not.
+     */
+    public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
+        GroupKeys keys = GroupKeys.of(keyPrefix, group);
+        long leaseId = EtcdSessions.leaseId(session);
+        if (leaseId == 0) {
+            return CompletableFuture.failedFuture(new SessionEndedException(session));
+        }
+        BooleanSupplier current = startAcquire(group, candidate);
+        return calls.guard("acquire", () -> attemptAcquire(keys, candidate, new Grant(leaseId, session), current, 0));
+    }
+
+    /** Counts an acquire of {@code candidate} on {@code group}; the supplier says whether it is still the newest. */
+    private BooleanSupplier startAcquire(String group, NodeInfo candidate) {
+        AtomicLong started = acquiresStarted.computeIfAbsent(group + '\n' + candidate.id(), k -> new AtomicLong());
+        long mine = started.incrementAndGet();
+        return () -> started.get() == mine;
+    }
+
+    /**
+     * The etcd lease an acquire attaches the key to: its own, granted for it (session null; revoked if it is not
+     * used), or a session's (never revoked here).
+     */
+    private record Grant(long leaseId, String session) {
+
+        ByteSequence value(NodeInfo candidate) {
+            return bytes(session == null ? candidate.id() : candidate.id() + BOUND + session);
+        }
+
+        void discard(EtcdLeases leases) {
+            if (session == null) {
+                leases.revokeQuietly(leaseId);
+            }
+        }
+    }
+
+    private CompletableFuture<AcquireResult> attemptAcquire(GroupKeys keys, NodeInfo candidate, Grant grant,
             BooleanSupplier current, int attempt) {
         if (attempt >= ATTEMPTS || !current.getAsBoolean()) {
-            revokeQuietly(leaseId);
+            grant.discard(this);
             return CompletableFuture.failedFuture(new StoreException(attempt >= ATTEMPTS
                     ? "acquire gave up after " + ATTEMPTS + " attempts: the lease changed hands under every one"
                     : SUPERSEDED));
         }
+        PutOption onLease = PutOption.builder().withLeaseId(grant.leaseId()).build();
+        ByteSequence sessionKey = grant.session() == null ? null : GroupKeys.session(keyPrefix, grant.session());
+        Cmp free = new Cmp(keys.lease(), Cmp.Op.EQUAL, CmpTarget.createRevision(0));
+        Cmp[] conditions = sessionKey == null ? new Cmp[] {free}
+                : new Cmp[] {free, new Cmp(sessionKey, Cmp.Op.GREATER, CmpTarget.createRevision(0))};
+        Op[] otherwise = sessionKey == null ? new Op[] {Op.get(keys.lease(), GetOption.DEFAULT)}
+                : new Op[] {Op.get(keys.lease(), GetOption.DEFAULT), Op.get(sessionKey, GetOption.DEFAULT)};
         return kv.txn()
-                .If(new Cmp(keys.lease(), Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(keys.lease(), bytes(candidate.id()), PutOption.builder().withLeaseId(leaseId).build()),
-                        Op.put(keys.leaderProcess(), EtcdJson.node(candidate), PutOption.DEFAULT),
+                .If(conditions)
+                .Then(Op.put(keys.lease(), grant.value(candidate), onLease),
+                        Op.put(keys.leaderProcess(), EtcdJson.node(candidate),
+                                grant.session() == null ? PutOption.DEFAULT : onLease),
                         Op.put(keys.term(), bytes(candidate.id()), PutOption.DEFAULT))
-                .Else(Op.get(keys.lease(), GetOption.DEFAULT))
+                .Else(otherwise)
                 .commit()
                 .thenCompose(txn -> {
                     if (txn.isSucceeded()) {
                         return CompletableFuture.completedFuture(new AcquireResult.Granted(
                                 txn.getHeader().getRevision()));
                     }
+                    if (sessionKey != null && txn.getGetResponses().get(1).getKvs().isEmpty()) {
+                        return CompletableFuture.failedFuture(new SessionEndedException(grant.session()));
+                    }
                     Optional<KeyValue> held = first(txn.getGetResponses().get(0));
                     if (held.isEmpty()) {
-                        return attemptAcquire(keys, candidate, leaseId, current, attempt + 1);
+                        return attemptAcquire(keys, candidate, grant, current, attempt + 1);
                     }
                     KeyValue holder = held.get();
-                    if (holder.getLease() == leaseId) {
+                    if (grant.session() == null && holder.getLease() == grant.leaseId()) {
                         // This call's own creation, applied by an earlier try of the same transaction.
                         return CompletableFuture.completedFuture(new AcquireResult.Granted(
                                 holder.getCreateRevision()));
                     }
-                    if (text(holder.getValue()).equals(candidate.id())) {
-                        return takeOwnLeaseAgain(keys, candidate, leaseId, holder, current, attempt);
+                    if (owner(holder).equals(candidate.id())) {
+                        return takeOwnLeaseAgain(keys, candidate, grant, holder, current, attempt);
                     }
-                    revokeQuietly(leaseId);
-                    return remaining(holder).thenApply(left -> new AcquireResult.Denied(
-                            new Lease(text(holder.getValue()), holder.getCreateRevision(), left)));
+                    grant.discard(this);
+                    return remaining(holder).thenApply(left -> new AcquireResult.Denied(lease(holder, left)));
                 });
     }
 
@@ -138,10 +195,10 @@ public final class EtcdLeases {
      * then and this one is no longer current; if this one is current, the delete (which checks the lease's revision)
      * can only end the lease it read, which the node gave up before it started this acquire.
      */
-    private CompletableFuture<AcquireResult> takeOwnLeaseAgain(GroupKeys keys, NodeInfo candidate, long leaseId,
+    private CompletableFuture<AcquireResult> takeOwnLeaseAgain(GroupKeys keys, NodeInfo candidate, Grant grant,
             KeyValue held, BooleanSupplier current, int attempt) {
         if (!current.getAsBoolean()) {
-            revokeQuietly(leaseId);
+            grant.discard(this);
             return CompletableFuture.failedFuture(new StoreException(SUPERSEDED));
         }
         return kv.txn()
@@ -150,9 +207,9 @@ public final class EtcdLeases {
                 .commit()
                 .thenCompose(ended -> {
                     if (ended.isSucceeded()) {
-                        revokeQuietly(held.getLease());
+                        revokeOwnQuietly(held);
                     }
-                    return attemptAcquire(keys, candidate, leaseId, current, attempt + 1);
+                    return attemptAcquire(keys, candidate, grant, current, attempt + 1);
                 });
     }
 
@@ -177,19 +234,48 @@ public final class EtcdLeases {
                 })));
     }
 
+    /** Releases a lease of either kind held by {@code nodeId} under {@code term}. */
     public CompletableFuture<Boolean> release(String group, String nodeId, long term) {
         GroupKeys keys = GroupKeys.of(keyPrefix, group);
         return calls.guard("release", () -> kv.txn()
                 .If(held(keys, nodeId, term))
                 .Then(Op.delete(keys.lease(), DeleteOption.builder().withPrevKV(true).build()),
                         Op.delete(keys.leaderProcess(), DeleteOption.DEFAULT))
+                .Else(Op.get(keys.lease(), GetOption.DEFAULT))
                 .commit()
-                .thenApply(txn -> {
+                .thenCompose(txn -> {
                     if (txn.isSucceeded()) {
-                        txn.getDeleteResponses().get(0).getPrevKvs().forEach(kv -> revokeQuietly(kv.getLease()));
+                        txn.getDeleteResponses().get(0).getPrevKvs().forEach(this::revokeOwnQuietly);
+                        return CompletableFuture.completedFuture(true);
                     }
-                    return txn.isSucceeded();
+                    // A lease bound to a session holds more than the node id: released if it is that node's.
+                    return releaseIf(keys, first(txn.getGetResponses().get(0)), held -> !session(held).isEmpty()
+                            && owner(held).equals(nodeId) && held.getCreateRevision() == term);
                 }));
+    }
+
+    /** See {@link dev.baton.core.store.SessionStore#release}: the lease if bound to {@code session} under {@code term}. */
+    public CompletableFuture<Boolean> releaseBound(String group, String session, long term) {
+        GroupKeys keys = GroupKeys.of(keyPrefix, group);
+        return calls.guard("release", () -> kv.get(keys.lease()).thenCompose(get -> releaseIf(keys, first(get),
+                held -> session(held).equals(session) && held.getCreateRevision() == term)));
+    }
+
+    /**
+     * Deletes the lease key read as {@code read} if {@code releasable} says so, in a transaction that checks it was
+     * not written since: the key and the holder's process info, not the session's etcd lease.
+     */
+    private CompletableFuture<Boolean> releaseIf(GroupKeys keys, Optional<KeyValue> read,
+            java.util.function.Predicate<KeyValue> releasable) {
+        if (read.isEmpty() || !releasable.test(read.get())) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return kv.txn()
+                .If(new Cmp(keys.lease(), Cmp.Op.EQUAL, CmpTarget.modRevision(read.get().getModRevision())))
+                .Then(Op.delete(keys.lease(), DeleteOption.DEFAULT), Op.delete(keys.leaderProcess(),
+                        DeleteOption.DEFAULT))
+                .commit()
+                .thenApply(TxnResponse::isSucceeded);
     }
 
     public CompletableFuture<Optional<Lease>> read(String group) {
@@ -200,8 +286,7 @@ public final class EtcdLeases {
                 return CompletableFuture.completedFuture(Optional.<Lease>empty());
             }
             KeyValue current = held.get();
-            return remaining(current).thenApply(left -> Optional.of(
-                    new Lease(text(current.getValue()), current.getCreateRevision(), left)));
+            return remaining(current).thenApply(left -> Optional.of(lease(current, left)));
         }));
     }
 
@@ -214,18 +299,40 @@ public final class EtcdLeases {
         return watches.watch(keys.lease(), false, event -> {
             if (event.getEventType() == WatchEvent.EventType.PUT && event.getKeyValue().getVersion() == 1) {
                 KeyValue created = event.getKeyValue();
-                listener.accept(new LeaseNotice(LeaseNotice.Kind.ACQUIRED, text(created.getValue()),
+                listener.accept(new LeaseNotice(LeaseNotice.Kind.ACQUIRED, owner(created),
                         created.getCreateRevision()));
             } else if (event.getEventType() == WatchEvent.EventType.DELETE && event.getPrevKV() != null
                     && event.getPrevKV().getCreateRevision() != 0) {
                 KeyValue ended = event.getPrevKV();
-                listener.accept(new LeaseNotice(LeaseNotice.Kind.RELEASED, text(ended.getValue()),
+                listener.accept(new LeaseNotice(LeaseNotice.Kind.RELEASED, owner(ended),
                         ended.getCreateRevision()));
             }
         });
     }
 
-    /** The lease key holds {@code nodeId} under {@code term}. */
+    /** Separates the holder's node id from its session's id in the value of a bound lease key. */
+    private static final char BOUND = '\0';
+
+    /** The holder's node id in a lease key's value. */
+    public static String owner(KeyValue lease) {
+        String value = text(lease.getValue());
+        int bound = value.indexOf(BOUND);
+        return bound < 0 ? value : value.substring(0, bound);
+    }
+
+    /** The session a lease key is bound to, or empty for a lease with a TTL of its own. */
+    static String session(KeyValue lease) {
+        String value = text(lease.getValue());
+        int bound = value.indexOf(BOUND);
+        return bound < 0 ? "" : value.substring(bound + 1);
+    }
+
+    /** The lease a lease key stands for, with {@code remaining}. */
+    private static Lease lease(KeyValue key, Duration remaining) {
+        return new Lease(owner(key), key.getCreateRevision(), remaining, session(key));
+    }
+
+    /** The lease key holds {@code nodeId} under {@code term} (a bound key holds more, so never matches). */
     static Cmp[] held(GroupKeys keys, String nodeId, long term) {
         return new Cmp[] {
             new Cmp(keys.lease(), Cmp.Op.EQUAL, CmpTarget.value(bytes(nodeId))),
@@ -261,6 +368,13 @@ public final class EtcdLeases {
             Duration granted = Duration.ofSeconds(ttl.getGrantedTTL());
             return left.compareTo(granted) > 0 ? granted : left;
         });
+    }
+
+    /** Revokes the etcd lease of a deleted lease key unless it was a session's. */
+    private void revokeOwnQuietly(KeyValue deleted) {
+        if (session(deleted).isEmpty()) {
+            revokeQuietly(deleted.getLease());
+        }
     }
 
     void revokeQuietly(long leaseId) {

@@ -173,7 +173,7 @@ public final class EtcdRegistry {
     }
 
     private static String holder(GetResponse lease) {
-        return EtcdLeases.first(lease).map(kv -> text(kv.getValue())).orElse(null);
+        return EtcdLeases.first(lease).map(EtcdLeases::owner).orElse(null);
     }
 
     private static NodeInfo decode(KeyValue entry, Role role) {

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
  * holder's node id, attached to an etcd lease; its create revision is the term), {@code P G/leader_process} (the
  * holder's process info, same etcd lease), {@code P G/term} (rewritten by every grant, so its mod revision is the
  * newest term issued), {@code P G/members/<id>} (one registry entry each, with its own etcd lease),
+ * {@code P G/session_members/<session>} (one per session that joined, on the session's etcd lease),
  * {@code P G/fenced/<register>}, {@code P G/map/<map>/<key>}, {@code P G/events/<id>} and {@code P G/leader_record}.
  *
  * <p>Group, register, map and member names are escaped ({@code %} and {@code /} as {@code %25} and {@code %2F}) so one
@@ -49,6 +50,20 @@ public final class GroupKeys {
 
     public ByteSequence member(String nodeId) {
         return bytes(base + "members/" + escape(nodeId));
+    }
+
+    /** The prefix of the sessions that joined the group ({@link dev.baton.core.store.SessionStore#join}). */
+    public ByteSequence sessionMembers() {
+        return bytes(base + "session_members/");
+    }
+
+    public ByteSequence sessionMember(String session) {
+        return bytes(base + "session_members/" + escape(session));
+    }
+
+    /** A session's key, {@code P sessions/<id>}: its owner's node info, on the session's etcd lease. */
+    public static ByteSequence session(String keyPrefix, String session) {
+        return bytes(keyPrefix + "sessions/" + escape(session));
     }
 
     public ByteSequence register(String name) {

@@ -33,10 +33,16 @@ final class NodeColumns {
     static final String METADATA_JSON = "COALESCE((SELECT jsonb_object_agg(mk, mv) FROM unnest(p.meta_keys, "
             + "p.meta_values) AS m(mk, mv)), '{}'::jsonb)";
 
-    /** The leader_info object (seed 000's ProcessInfo field names), from the parameter CTE {@code p}. */
-    static final String LEADER_INFO_JSON = "jsonb_build_object('processId', p.id, 'nodeId', p.id, "
-            + "'identifier', p.identifier, 'role', 'master', 'apiAddress', p.api, 'channelName', p.channel_name, "
+    /**
+     * A node's info object (seed 000's ProcessInfo field names, without a role), from the parameter CTE {@code p}: a
+     * session's {@code node_info}, whose role is derived from the group's lease when read.
+     */
+    static final String NODE_INFO_JSON = "jsonb_build_object('processId', p.id, 'nodeId', p.id, "
+            + "'identifier', p.identifier, 'apiAddress', p.api, 'channelName', p.channel_name, "
             + "'capabilities', " + CAPABILITIES_JSON + ", 'metadata', " + METADATA_JSON + ")";
+
+    /** The leader_info object: {@link #NODE_INFO_JSON} with seed 000's leader role. */
+    static final String LEADER_INFO_JSON = "(" + NODE_INFO_JSON + " || jsonb_build_object('role', 'master'))";
 
     private NodeColumns() {}
 
@@ -60,14 +66,30 @@ final class NodeColumns {
 
     /** The select-list items that {@link #read} expects, for a {@code leader_lease} row aliased {@code l}. */
     static String selectLeaderInfo() {
-        return "COALESCE(l.leader_info->>'processId', l.leader_id) AS id, "
-                + "COALESCE(l.leader_info->>'identifier', l.leader_id) AS identifier, "
-                + "COALESCE(l.leader_info->>'apiAddress', l.api_url) AS api, "
-                + "(l.leader_info->'capabilities'->>'canProcessDetections')::boolean AS can_process, "
-                + "(l.leader_info->'capabilities'->>'maxSubscriptions')::integer AS max_subs, "
-                + "(l.leader_info->'capabilities'->>'preferredWorkload')::integer AS pref_load, "
-                + "(l.leader_info->'metadata')::text AS meta_json, l.acquired_at AS registered_at, "
-                + "l.renewed_at AS last_seen";
+        return selectNodeJson("l.leader_info", "l.leader_id", "l.api_url", "l.acquired_at", "l.renewed_at");
+    }
+
+    /**
+     * The select-list items that {@link #read} expects, for a {@code sessions} row aliased {@code x} and the
+     * {@code session_members} row aliased {@code m} that joined it to a group.
+     */
+    static String selectSessionMember() {
+        return selectNodeJson("x.node_info", "x.node_id", "NULL", "m.joined_at", "x.last_seen");
+    }
+
+    /**
+     * The select-list items that {@link #read} expects, from a node info JSON object ({@link #NODE_INFO_JSON}'s
+     * fields), with the SQL expressions that stand in for a missing id or API address, and the two times.
+     */
+    private static String selectNodeJson(String json, String id, String api, String registeredAt, String lastSeen) {
+        return "COALESCE(" + json + "->>'processId', " + id + ") AS id, "
+                + "COALESCE(" + json + "->>'identifier', " + id + ") AS identifier, "
+                + "COALESCE(" + json + "->>'apiAddress', " + api + ") AS api, "
+                + "(" + json + "->'capabilities'->>'canProcessDetections')::boolean AS can_process, "
+                + "(" + json + "->'capabilities'->>'maxSubscriptions')::integer AS max_subs, "
+                + "(" + json + "->'capabilities'->>'preferredWorkload')::integer AS pref_load, "
+                + "(" + json + "->'metadata')::text AS meta_json, " + registeredAt + " AS registered_at, "
+                + lastSeen + " AS last_seen";
     }
 
     /** A lateral join that turns the JSON object {@code jsonExpression} into {@code md.keys} and {@code md.vals}. */

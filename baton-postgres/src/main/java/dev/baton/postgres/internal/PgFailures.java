@@ -147,7 +147,8 @@ public final class PgFailures {
         return state;
     }
 
-    private static <T extends Throwable> T find(Throwable error, Class<T> type) {
+    /** The first {@code type} in {@code error}'s chain of causes, or null. */
+    static <T extends Throwable> T find(Throwable error, Class<T> type) {
         for (Throwable e = error; e != null; e = e.getCause() == e ? null : e.getCause()) {
             if (type.isInstance(e)) {
                 return type.cast(e);

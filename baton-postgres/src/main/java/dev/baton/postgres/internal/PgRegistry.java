@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
  * {@code expires_at}, set to the database's {@code now() + ttl} on every registration and heartbeat; expired rows are
  * invisible to reads whether or not they were swept. {@code created_at} survives re-registration of a live entry,
  * {@code last_heartbeat} is the entry's last-seen time, and a node's role is derived from {@code leader_lease} when
- * read, so at most one member reads as leader.
+ * read (a live lease of either kind, see {@link LiveLease}), so at most one member reads as leader.
  */
 public final class PgRegistry {
 
@@ -68,12 +68,12 @@ public final class PgRegistry {
         String select = "SELECT " + NodeColumns.selectRegistryRow() + ", l.leader_id IS NOT NULL AS leads "
                 + "FROM " + tables.clusterNodes() + " n "
                 + "LEFT JOIN " + tables.leaderLease() + " l ON l.group_name = n.group_name "
-                + "AND l.leader_id = n.node_id AND l.expires_at > now() "
+                + "AND l.leader_id = n.node_id AND " + LiveLease.live(tables, "l", "now()") + " "
                 + "WHERE n.group_name = ? AND n.expires_at > now()";
         this.members = select;
         this.member = select + " AND n.node_id = ?";
         this.leaderInfo = "SELECT " + NodeColumns.selectLeaderInfo() + " FROM " + tables.leaderLease() + " l "
-                + "WHERE l.group_name = ? AND l.leader_id IS NOT NULL AND l.expires_at > now()";
+                + "WHERE l.group_name = ? AND " + LiveLease.live(tables, "l", "now()");
         this.sweep = "DELETE FROM " + tables.clusterNodes() + " WHERE group_name = ? AND expires_at <= now() "
                 + "RETURNING node_id";
     }

@@ -28,7 +28,7 @@ import java.util.List;
 public final class SchemaSetup {
 
     /** The schema version this code reads and writes. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     /** The first version's script, the one a new database starts from; later versions follow it. */
     public static final String RESOURCE = "dev/baton/postgres/schema-v1.sql";

@@ -8,7 +8,8 @@ public final class Tables {
 
     /** Every table of the current schema version, in the order the verification reports them. */
     public static final java.util.List<String> ALL = java.util.List.of("schema_version", "leader_lease",
-            "cluster_nodes", "cluster_events", "fenced_registers", "fenced_maps", "leader_records");
+            "cluster_nodes", "cluster_events", "fenced_registers", "fenced_maps", "leader_records", "sessions",
+            "session_members");
 
     private final String schema;
     private final String quoted;
@@ -55,6 +56,16 @@ public final class Tables {
     /** Seed 004's leader record per group (schema version 2). */
     public String leaderRecords() {
         return quoted + ".leader_records";
+    }
+
+    /** The sessions of processes (schema version 3): a session's group leases live as long as it does. */
+    public String sessions() {
+        return quoted + ".sessions";
+    }
+
+    /** The groups each session joined (schema version 3). */
+    public String sessionMembers() {
+        return quoted + ".session_members";
     }
 
     /** {@code "name"}, with inner quotes doubled. */

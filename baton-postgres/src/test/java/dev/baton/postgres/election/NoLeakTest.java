@@ -92,7 +92,13 @@ class NoLeakTest {
     }
 
     private static Election election(PostgresStore store, String group, String id) {
-        return Baton.election(store).group(group).config(ElectionConfig.fast()).node(NodeInfo.of(id, id)).build();
+        return election(store, group, id, true);
+    }
+
+    /** With {@code sessions} false, a lease with a TTL of its own and a registry entry, as before sessions. */
+    private static Election election(PostgresStore store, String group, String id, boolean sessions) {
+        return Baton.election(store).group(group).config(ElectionConfig.fast()).node(NodeInfo.of(id, id))
+                .sessions(sessions).build();
     }
 
     @Test
@@ -132,7 +138,7 @@ class NoLeakTest {
     @Test
     void storesClosedWhileTheDatabaseIsDownOrHungLeaveNothingBehind() {
         PostgresStore down = store("down-");
-        Election downElection = election(down, "leak-down", "d");
+        Election downElection = election(down, "leak-down", "d", false);
         downElection.start();
         await().atMost(Duration.ofSeconds(10)).until(downElection::isLeader);
 
@@ -147,7 +153,7 @@ class NoLeakTest {
         }
 
         PostgresStore hung = store("hung-");
-        Election hungElection = election(hung, "leak-hung", "h");
+        Election hungElection = election(hung, "leak-hung", "h", false);
         hungElection.start();
         await().atMost(Duration.ofSeconds(10)).until(hungElection::isLeader);
         postgres.pause();
