@@ -203,6 +203,16 @@ public final class LeaseElection implements StoreElection {
         }
 
         @Override
+        public void sessionTrouble(String what, Throwable cause) {
+            output.reportSessionProblem(what, cause);
+        }
+
+        @Override
+        public void sessionRecovered() {
+            output.clearProblem();
+        }
+
+        @Override
         public void storeReplied() {
             link.heardFromStore();
         }

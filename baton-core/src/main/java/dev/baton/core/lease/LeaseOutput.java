@@ -114,6 +114,16 @@ final class LeaseOutput {
         events.emit(new ElectionEvent.ElectionError(clock.instant(), message, cause));
     }
 
+    /**
+     * A failure of the store session this election is bound to: its status names the problem and listeners hear an
+     * {@code ElectionError}, but the line is the session keeper's to log, once for every group it holds.
+     */
+    void reportSessionProblem(String what, Throwable cause) {
+        String message = what + ": " + describe(cause);
+        problem = message;
+        events.emit(new ElectionEvent.ElectionError(clock.instant(), message, cause));
+    }
+
     private static String describe(Throwable cause) {
         String message = cause.getMessage();
         return message == null || message.isBlank() ? cause.getClass().getSimpleName() : message;

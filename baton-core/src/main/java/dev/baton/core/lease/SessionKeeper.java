@@ -51,6 +51,12 @@ final class SessionKeeper {
         /** The session holding this holder's group, which it asked to wait for ({@link #awaitEnd}), has ended. */
         void holderEnded(String session);
 
+        /** Keeping the session failed: the holder's status names {@code what}. */
+        void sessionTrouble(String what, Throwable cause);
+
+        /** The session's calls succeed again after {@link #sessionTrouble}. */
+        void sessionRecovered();
+
         /** The store answered one of the session's calls: the holder's link to the store is alive. */
         void storeReplied();
 
@@ -76,6 +82,8 @@ final class SessionKeeper {
     private final Clock clock;
     private final Scheduler scheduler;
     private final TimedCalls calls;
+    /** Reports an outage in a bounded number of lines, however many groups the session holds. */
+    private final StoreLink link;
     private final Map<Holder, Executor> holders = new LinkedHashMap<>();
     private final Map<Holder, Set<String>> memberWatches = new HashMap<>();
     /** Followers waiting for another process's session to end, by that session: one check per session, not group. */
@@ -97,6 +105,8 @@ final class SessionKeeper {
     private Cancellable deadlineTimer = Cancellable.NONE;
     private Cancellable memberTimer = Cancellable.NONE;
     private boolean memberCheckInFlight;
+    /** Whether the holders were last told of trouble, so that they hear of the recovery once. */
+    private boolean troubled;
 
     SessionKeeper(SessionStore store, NodeInfo self, ElectionConfig config, Clock clock, Scheduler scheduler) {
         this.store = store;
@@ -104,7 +114,7 @@ final class SessionKeeper {
         this.config = config;
         this.clock = clock;
         this.scheduler = scheduler;
-        StoreLink link = new StoreLink(clock, config.storeContactLimit(),
+        this.link = new StoreLink(clock, config.storeContactLimit(),
                 new FailureLog("[session of " + self.id() + "] ", "store", clock, FailureLog.DEFAULT_INTERVAL,
                         FailureLog.Lines.of(log)));
         this.calls = new TimedCalls(scheduler, clock, ElectionMetrics.NONE, link);
@@ -252,7 +262,7 @@ final class SessionKeeper {
         }
         if (error != null) {
             openFailures++;
-            log.warn("Opening the store session of {} failed: {}", self.id(), TimedCalls.unwrap(error).toString());
+            trouble("acquire", "opening the store session failed", error);
             long backoff = config.retryInterval().toNanos() << Math.min(openFailures - 1, 16);
             scheduler.schedule(Duration.ofNanos(Math.min(backoff, config.checkInterval().toNanos())), this::open);
             return;
@@ -300,8 +310,7 @@ final class SessionKeeper {
             return;
         }
         if (error != null) {
-            log.warn("Keeping the store session of {} alive failed: {}", self.id(),
-                    TimedCalls.unwrap(error).toString());
+            trouble("renew", "keeping the store session alive failed", error);
             long retryAt = clock.nanoTime() + config.retryInterval().toNanos();
             if (retryAt - session.deadline().nanos() < 0) {
                 scheduleKeepAlive(retryAt);
@@ -363,6 +372,18 @@ final class SessionKeeper {
 
     private void replied() {
         holders.keySet().forEach(Holder::storeReplied);
+        if (troubled) {
+            troubled = false;
+            holders.forEach((holder, executor) -> executor.execute(holder::sessionRecovered));
+        }
+    }
+
+    /** Every holder reports the failure as its own (its status names the problem), on its own thread. */
+    private void trouble(String kind, String what, Throwable error) {
+        troubled = true;
+        Throwable cause = TimedCalls.unwrap(error);
+        link.failed(kind, what + ": " + cause);
+        holders.forEach((holder, executor) -> executor.execute(() -> holder.sessionTrouble(what, cause)));
     }
 
     // ------------------------------------------------------------------ members' sessions

@@ -29,8 +29,11 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class LettuceConnections implements RedisConnections {
 
-    /** Bounds the commands awaiting replies, so a hung server cannot absorb unbounded work. */
-    public static final int REQUEST_QUEUE_SIZE = 10_000;
+    /**
+     * Bounds the commands awaiting replies, so a hung server cannot absorb unbounded work; high enough for a process
+     * that starts ten thousand groups at once (an acquire, a join and an event each) on one connection.
+     */
+    public static final int REQUEST_QUEUE_SIZE = 65_536;
 
     /** Keys as UTF-8 strings, values as raw bytes. */
     static final RedisCodec<String, byte[]> CODEC = RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE);

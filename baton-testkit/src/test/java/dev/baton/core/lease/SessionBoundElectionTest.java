@@ -224,6 +224,21 @@ class SessionBoundElectionTest {
     }
 
     @Test
+    void everyElectionNamesASessionProblemUntilTheStoreAnswersAgain() {
+        Process a = new Process("a", store);
+        a.joinAll(groups(3));
+
+        a.link.fail();
+        scheduler.advance(config.renewInterval().plus(config.storeTimeout()));
+        assertThat(a.elections).allSatisfy(e -> assertThat(e.problem()).hasValueSatisfying(
+                problem -> assertThat(problem).contains("keeping the store session alive failed")));
+
+        a.link.heal();
+        scheduler.advance(config.renewInterval());
+        assertThat(a.elections).allSatisfy(e -> assertThat(e.problem()).isEmpty());
+    }
+
+    @Test
     void whenTheHoldersProcessVanishesAnotherLeadsEveryGroupAndNeverTwoAtOnce() {
         Process a = new Process("a", store);
         Process b = new Process("b", store);
