@@ -7,10 +7,12 @@ import dev.baton.core.store.ForwardingStore;
 import dev.baton.core.store.Lease;
 import dev.baton.core.store.LeaseNotice;
 import dev.baton.core.store.LeaseStore;
+import dev.baton.core.store.SessionStore;
 import dev.baton.core.store.Subscription;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -25,7 +27,10 @@ import java.util.function.Supplier;
  * queued behind a slow one in a connection pool does, at the one point where it matters, which a fault on the network
  * link cannot aim at.
  *
- * <p>Only the lease role is wrapped; every other role, and {@link #close()}, go to the wrapped store. Thread-safe.
+ * <p>The lease role is wrapped, and so is the session role where the store offers one: there a group's lease is
+ * bound to the process's session, so {@code acquire} and {@code release} are the session's acquire and release, and
+ * {@code renew} is the session's keep-alive (what keeps every group it holds). Every other role, and
+ * {@link #close()}, go to the wrapped store. Thread-safe.
  */
 final class StoreCallFaults extends ForwardingStore {
 
@@ -33,6 +38,7 @@ final class StoreCallFaults extends ForwardingStore {
     static final Set<String> OPERATIONS = Set.of("acquire", "renew", "release");
 
     private final LeaseStore leases = new HeldLeases();
+    private final Optional<SessionStore> sessions;
     /** The operation whose next call is to be held back, or null. Guarded by {@link #held}. */
     private String holdOperation;
     /** Calls held back, oldest first, waiting for {@link #deliver()}. */
@@ -40,11 +46,17 @@ final class StoreCallFaults extends ForwardingStore {
 
     StoreCallFaults(CoordinationStore store) {
         super(store);
+        this.sessions = store.sessions().map(HeldSessions::new);
     }
 
     @Override
     public LeaseStore leases() {
         return leases;
+    }
+
+    @Override
+    public Optional<SessionStore> sessions() {
+        return sessions;
     }
 
     /**
@@ -123,6 +135,61 @@ final class StoreCallFaults extends ForwardingStore {
         @Override
         public Subscription watch(String group, Consumer<LeaseNotice> listener) {
             return store().watch(group, listener);
+        }
+    }
+
+    /** The wrapped store's session role, with the chosen call held back: the keep-alive counts as the renewal. */
+    private final class HeldSessions implements SessionStore {
+
+        private final SessionStore store;
+
+        HeldSessions(SessionStore store) {
+            this.store = store;
+        }
+
+        @Override
+        public CompletableFuture<String> open(NodeInfo owner, Duration ttl) {
+            return store.open(owner, ttl);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> keepAlive(String session, Duration ttl) {
+            return call("renew", () -> store.keepAlive(session, ttl));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> close(String session) {
+            return store.close(session);
+        }
+
+        @Override
+        public CompletableFuture<Map<String, Duration>> remaining(Set<String> ids) {
+            return store.remaining(ids);
+        }
+
+        @Override
+        public CompletableFuture<AcquireResult> acquire(String group, String session, NodeInfo candidate) {
+            return call("acquire", () -> store.acquire(group, session, candidate));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String group, String session, long term) {
+            return call("release", () -> store.release(group, session, term));
+        }
+
+        @Override
+        public CompletableFuture<Void> join(String group, String session) {
+            return store.join(group, session);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> leave(String group, String session) {
+            return store.leave(group, session);
+        }
+
+        @Override
+        public CompletableFuture<Map<String, NodeInfo>> members(String group) {
+            return store.members(group);
         }
     }
 }

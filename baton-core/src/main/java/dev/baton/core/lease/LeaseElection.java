@@ -33,6 +33,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,6 +81,9 @@ public final class LeaseElection implements StoreElection {
     private final ElectionMetrics metrics;
     /** The store session this election's lease is bound to, or null for a lease with a TTL of its own. */
     private final SessionKeepers.Binding session;
+    /** This election as the session keeper sees it; null without a session. */
+    private final SessionKeeper.Holder holder;
+    private final AtomicBoolean attached = new AtomicBoolean();
 
     /**
      * Creates an election; most users build one with {@code Baton.election(store)} instead.
@@ -174,9 +178,7 @@ public final class LeaseElection implements StoreElection {
             }
         };
         this.lifecycle = new LeaseLifecycle(group, config, scheduler, events, machine, unbind);
-        if (session != null) {
-            session.keeper().attach(holder, scheduler::execute);
-        }
+        this.holder = holder;
     }
 
     /** The session keeper's calls into this election, each run on its scheduler. */
@@ -220,6 +222,7 @@ public final class LeaseElection implements StoreElection {
         @Override
         public void keptAlive(SessionKeeper.Session kept, long latencyNanos, long marginNanos, long deadlineNanos) {
             machine.leadsIn(kept).ifPresent(term -> {
+                metrics.storeCall("renew", latencyNanos, true);
                 metrics.leaseRenewed(latencyNanos, marginNanos);
                 metrics.validUntil(term, deadlineNanos);
             });
@@ -336,8 +339,12 @@ public final class LeaseElection implements StoreElection {
         lifecycle.releaseOnShutdown(ShutdownRelease.closing(this));
     }
 
+    /** Starts contending; bound to a session, the process's session opens now if it is not open yet. */
     @Override
     public void start() {
+        if (session != null && attached.compareAndSet(false, true)) {
+            session.keeper().attach(holder, scheduler::execute);
+        }
         lifecycle.start();
     }
 

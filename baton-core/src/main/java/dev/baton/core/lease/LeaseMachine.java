@@ -370,6 +370,11 @@ final class LeaseMachine {
      * term if the lease is no longer its own.
      */
     private void verify(long verifyGeneration) {
+        if (current.deadlineNanos() - clock.nanoTime() <= 0) {
+            // As renew() would: past its deadline (a paused process just woke up) the term ended on its own clock.
+            loseLeadership(LossReason.EXPIRED_LOCALLY);
+            return;
+        }
         long term = current.term();
         storeCalls.read((lease, error) -> {
             if (state != State.LEADING || verifyGeneration != generation || error != null) {

@@ -320,7 +320,9 @@ final class SessionKeeper {
         replied();
         if (!alive) {
             log.warn("The store session of {} ended on the store; every group it held is lost", self.id());
-            end(LossReason.LEASE_TAKEN);
+            // Past its deadline (a paused process that just woke up) the session ended on this process's clock first.
+            end(clock.nanoTime() - session.deadline().nanos() >= 0 ? LossReason.EXPIRED_LOCALLY
+                    : LossReason.LEASE_TAKEN);
             return;
         }
         long extended = sentAt + config.localValidity().toNanos();
