@@ -92,6 +92,29 @@ class ArchitectureTest {
         rule.check(core);
     }
 
+    /**
+     * The lease election's decisions are a step function: an input and the time in, actions and a wake-up out. It
+     * reaches no clock, scheduler, store, listener or snapshot; its driver does all of that.
+     */
+    @Test
+    void theLeaseStepFunctionReachesNothingButItsInputsAndActions() {
+        ArchRule rule = noClasses().that().haveFullyQualifiedName("dev.baton.core.lease.LeaseMachine")
+                .or().haveFullyQualifiedName("dev.baton.core.lease.LeaseMachine$Following")
+                .or().haveFullyQualifiedName("dev.baton.core.lease.LeaseMachine$Leading")
+                .should().dependOnClassesThat().haveFullyQualifiedName("dev.baton.core.time.Clock")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.baton.core.time.Scheduler")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.baton.core.store.CoordinationStore")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.baton.core.store.LeaseStore")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.baton.core.store.SessionStore")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.baton.core.ElectionMetrics")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.baton.core.lease.LeaseCalls")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.baton.core.lease.LeaseOutput")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.baton.core.lease.LeaseMembership")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.baton.core.lease.ArmedAcquire")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.baton.core.spi.EventDispatcher");
+        rule.check(core);
+    }
+
     @Test
     void coreDependsOnNoAdapter() {
         ArchRule rule = noClasses().that().resideInAPackage("dev.baton.core..")

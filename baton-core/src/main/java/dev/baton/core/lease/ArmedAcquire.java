@@ -7,23 +7,23 @@ import java.util.concurrent.atomic.AtomicReference;
  * a release is announced, instead of handing the notice to the election's scheduler first and sending from there. On
  * Redis that saves a thread wake-up on the handover path, and the acquire leaves from the thread that read the notice.
  *
- * <p>{@link LeaseMachine} arms it on its scheduler while it follows and waits (no acquire in flight, not holding off
- * after a step-down, no release jitter) and disarms it whenever that stops. The notice thread may {@link #fire} it
- * once; from then until the machine {@link #takeOver takes the fired acquire over} (a task queued before the acquire
- * is sent), it counts as an acquire in flight and cannot be armed or disarmed. Sending one acquire more than the
- * machine would have is never unsafe: the store decides atomically, and a grant the machine no longer wants is
- * handed back as for any late acquire.
+ * <p>{@link LeaseDriver} arms it on its scheduler when its {@link LeaseMachine} asks (while the machine follows and
+ * waits: no acquire in flight, not holding off after a step-down, no release jitter) and disarms it whenever the
+ * machine says so. The notice thread may {@link #fire} it once; from then until the driver {@link #takeOver takes the
+ * fired acquire over} (a task queued before the acquire is sent), it counts as an acquire in flight and cannot be
+ * armed or disarmed. Sending one acquire more than the machine would have is never unsafe: the store decides
+ * atomically, and a grant the machine no longer wants is handed back as for any late acquire.
  */
 final class ArmedAcquire {
 
     /**
      * What the acquire needs, captured on the scheduler when it was armed.
      *
-     * @param generation the machine's generation; a reply from an older one is treated as stale
+     * @param call       the call id its reply will name; the machine takes it as its acquire in flight when fired
      * @param minTerm    the lowest released term worth contending for (older notices are stale)
      * @param session    the store session to bind the lease to, or null for a lease with a TTL of its own
      */
-    record Shot(long generation, long minTerm, SessionKeeper.Session session) {
+    record Shot(long call, long minTerm, SessionKeeper.Session session) {
     }
 
     /** The marker of a shot fired but not yet taken over by the machine. */

@@ -15,8 +15,8 @@ import java.util.function.Consumer;
 
 /**
  * The lease store calls of one election, each bounded by its timeout and answered on the election's scheduler
- * ({@link TimedCalls}): the only way {@link LeaseMachine} reaches the store, so the machine itself holds no store and
- * makes no I/O.
+ * ({@link TimedCalls}): how {@link LeaseDriver} performs the calls a {@link LeaseMachine} step asks for; the machine
+ * itself holds no store and makes no I/O.
  */
 final class LeaseCalls {
 

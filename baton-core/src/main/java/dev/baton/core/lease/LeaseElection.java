@@ -42,9 +42,10 @@ import org.slf4j.LoggerFactory;
  * backends.
  *
  * <p>This class is the facade: the queries, listeners and futures of {@link StoreElection}. The decisions are made by
- * a state machine driven by the {@link Scheduler} ({@code LeaseMachine}): every input (a store reply, a timer, a push
- * notice, a user command) runs as a scheduler task, so its state needs no locks, and under a fake clock and a
- * deterministic scheduler every run is reproducible. It starts no thread and reads time only through {@link Clock}.
+ * a step function ({@code LeaseMachine}: an input and the time in, the actions and the next wake-up out), which a
+ * driver ({@code LeaseDriver}) feeds on the {@link Scheduler}: every input (a store reply, a timer, a push notice, a
+ * user command) runs as a scheduler task, so no state needs locks, and under a fake clock and a deterministic
+ * scheduler every run is reproducible. It starts no thread and reads time only through {@link Clock}.
  * Start and close, including a close asked for from a listener, are the life cycle's ({@code LeaseLifecycle}).
  *
  * <p>Safety rules:
@@ -76,7 +77,7 @@ public final class LeaseElection implements StoreElection {
     private final StoreLink link;
     private final LeaseMembership membership;
     private final LeaseOutput output;
-    private final LeaseMachine machine;
+    private final LeaseDriver driver;
     private final LeaseLifecycle lifecycle;
     private final ElectionMetrics metrics;
     /** The store session this election's lease is bound to, or null for a lease with a TTL of its own. */
@@ -166,9 +167,9 @@ public final class LeaseElection implements StoreElection {
                 : new LeaseMembership(store.registry(), sessions, watched -> session.keeper().watchMembers(holder,
                         watched), group, self.withRole(Role.FOLLOWER), config, scheduler, clock, guarded, link,
                         events::emit, output::reportError);
-        this.machine = new LeaseMachine(group, nodeId, config, clock, scheduler, random, guarded,
-                new LeaseCalls(store.leases(), sessions, group, nodeId, config, calls), output, membership,
-                sessions != null, session == null ? LeaseMachine.SessionWaits.NONE
+        this.driver = new LeaseDriver(group, nodeId, new LeaseMachine(group, nodeId, config, random, sessions != null),
+                clock, scheduler, guarded, new LeaseCalls(store.leases(), sessions, group, nodeId, config, calls),
+                output, membership, session == null ? LeaseDriver.SessionWaits.NONE
                         : (waitedFor, remaining) -> session.keeper().awaitEnd(holder, waitedFor, remaining));
         Runnable unbind = session == null ? afterClose : () -> {
             session.keeper().detach(holder);
@@ -177,7 +178,7 @@ public final class LeaseElection implements StoreElection {
                 afterClose.run();
             }
         };
-        this.lifecycle = new LeaseLifecycle(group, config, scheduler, events, machine, unbind);
+        this.lifecycle = new LeaseLifecycle(group, config, scheduler, events, driver, unbind);
         this.holder = holder;
     }
 
@@ -186,12 +187,12 @@ public final class LeaseElection implements StoreElection {
 
         @Override
         public void sessionOpened(SessionKeeper.Session opened) {
-            machine.onSessionOpened(opened);
+            driver.handle(new LeaseInput.SessionOpened(opened));
         }
 
         @Override
         public void sessionLost(SessionKeeper.Session lost, ElectionEvent.LossReason reason) {
-            machine.onSessionLost(lost, reason);
+            driver.handle(new LeaseInput.SessionLost(lost, reason));
         }
 
         @Override
@@ -201,7 +202,7 @@ public final class LeaseElection implements StoreElection {
 
         @Override
         public void holderEnded(String ended) {
-            machine.onHolderSessionEnded(ended);
+            driver.handle(new LeaseInput.HolderSessionEnded(ended));
         }
 
         @Override
@@ -221,7 +222,7 @@ public final class LeaseElection implements StoreElection {
 
         @Override
         public void keptAlive(SessionKeeper.Session kept, long latencyNanos, long marginNanos, long deadlineNanos) {
-            machine.leadsIn(kept).ifPresent(term -> {
+            driver.leadsIn(kept).ifPresent(term -> {
                 metrics.storeCall("renew", latencyNanos, true);
                 metrics.leaseRenewed(latencyNanos, marginNanos);
                 metrics.validUntil(term, deadlineNanos);
@@ -352,7 +353,7 @@ public final class LeaseElection implements StoreElection {
     public CompletableFuture<Void> stepDown() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         boolean fromListener = events.deliveringOnThisThread();
-        scheduler.execute(() -> machine.onStepDown(fromListener, done));
+        driver.submit(new LeaseInput.StepDown(fromListener, done));
         return done;
     }
 

@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The life cycle of a lease election: created, started once, closed once. It hands start and close to the
- * {@link LeaseMachine} on its scheduler, and owns the one subtle rule of closing: a close asked for from a listener,
+ * {@link LeaseMachine} through its driver, and owns the one subtle rule of closing: a close asked for from a listener,
  * or from the election's own thread, must not wait for itself (see {@link dev.baton.core.Election#close()}).
  */
 final class LeaseLifecycle {
@@ -25,7 +25,7 @@ final class LeaseLifecycle {
     private final ElectionConfig config;
     private final Scheduler scheduler;
     private final EventDispatcher events;
-    private final LeaseMachine machine;
+    private final LeaseDriver driver;
     private final Runnable afterClose;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closeRequested = new AtomicBoolean();
@@ -34,12 +34,12 @@ final class LeaseLifecycle {
 
     /** @param afterClose run once the election has closed (the driver releases its threads there); may be null */
     LeaseLifecycle(String group, ElectionConfig config, Scheduler scheduler, EventDispatcher events,
-            LeaseMachine machine, Runnable afterClose) {
+            LeaseDriver driver, Runnable afterClose) {
         this.group = group;
         this.config = config;
         this.scheduler = scheduler;
         this.events = events;
-        this.machine = machine;
+        this.driver = driver;
         this.afterClose = afterClose;
     }
 
@@ -55,7 +55,7 @@ final class LeaseLifecycle {
             if (hook != null && !closeRequested.get()) {
                 hook.register();
             }
-            scheduler.execute(machine::onStart);
+            driver.submit(new LeaseInput.Start());
         }
     }
 
@@ -63,7 +63,7 @@ final class LeaseLifecycle {
     CompletableFuture<Void> closeAsync() {
         if (closeRequested.compareAndSet(false, true)) {
             boolean fromListener = events.deliveringOnThisThread();
-            scheduler.execute(() -> machine.onClose(fromListener, this::finish));
+            driver.submit(new LeaseInput.Close(fromListener, this::finish));
         }
         return closed;
     }

@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a lease election tells the world: its events, in the order the machine decides them, and the snapshot other
- * threads read (leadership, leader, state, problem, the first resolved round). {@link LeaseMachine} calls the
- * mutators on its scheduler; the getters are safe from any thread. The machine unpublishes a leadership before it
+ * threads read (leadership, leader, state, problem, the first resolved round). {@link LeaseDriver} calls the
+ * mutators on its scheduler, as the machine's steps say; the getters are safe from any thread. The machine unpublishes a leadership before it
  * emits the loss, so nobody reads it as valid while listeners learn it is gone.
  */
 final class LeaseOutput {
