@@ -49,7 +49,7 @@ public abstract class SessionStoreConformanceSuite {
     /** A new client on the backend under test, closed after each test (in-process backends may share one). */
     protected abstract CoordinationStore newStore();
 
-    private final List<CoordinationStore> opened = new ArrayList<>();
+    private final SuiteClients clients = new SuiteClients(this::newStore);
     private CoordinationStore store;
     private SessionStore sessions;
     private String group;
@@ -69,26 +69,19 @@ public abstract class SessionStoreConformanceSuite {
 
     @AfterEach
     void closeStores() {
-        opened.forEach(CoordinationStore::close);
-        opened.clear();
+        clients.closeAll();
     }
 
     private CoordinationStore open() {
-        CoordinationStore s = newStore();
-        opened.add(s);
-        return s;
+        return clients.open();
     }
 
     private static <T> T get(CompletableFuture<T> future) {
-        try {
-            return future.get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("store call failed: " + e, e);
-        }
+        return SuiteClients.get(future);
     }
 
     private static NodeInfo node(String id) {
-        return NodeInfo.of(id, "conformance");
+        return SuiteClients.node(id);
     }
 
     private String openSession(String nodeId, Duration ttl) {

@@ -28,7 +28,6 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -55,7 +54,7 @@ public abstract class StoreConformanceSuite {
 
     protected CoordinationStore store;
     protected String group;
-    private final List<CoordinationStore> opened = new ArrayList<>();
+    private final SuiteClients clients = new SuiteClients(this::newStore);
 
     @BeforeEach
     void openStore() {
@@ -65,27 +64,20 @@ public abstract class StoreConformanceSuite {
 
     @AfterEach
     void closeStores() {
-        opened.forEach(CoordinationStore::close);
-        opened.clear();
+        clients.closeAll();
     }
 
     /** Opens one more client on the same backend, closed after the test. */
     protected CoordinationStore open() {
-        CoordinationStore s = newStore();
-        opened.add(s);
-        return s;
+        return clients.open();
     }
 
     protected static <T> T get(CompletableFuture<T> future) {
-        try {
-            return future.get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("store call failed: " + e, e);
-        }
+        return SuiteClients.get(future);
     }
 
     private static NodeInfo node(String id) {
-        return NodeInfo.of(id, "conformance");
+        return SuiteClients.node(id);
     }
 
     private long acquireGranted(String nodeId, Duration ttl) {
