@@ -227,7 +227,8 @@ final class LeaseMembership implements Registry {
         refreshAgain = false;
         refreshTimer.cancel();
         long generation = trackingGeneration;
-        calls.call("sweep expired members", config.storeTimeout(), this::listForDiff, (members, error) -> {
+        calls.call(sessions == null ? "sweep expired members" : "list members", config.storeTimeout(),
+                this::listForDiff, (members, error) -> {
                     refreshInFlight = false;
                     if (generation != trackingGeneration) {
                         refresh();
@@ -240,7 +241,9 @@ final class LeaseMembership implements Registry {
                     }
                     if (refreshAgain) {
                         refresh();
-                    } else if (sessions == null) {
+                    } else if (sessions == null || error != null) {
+                        // Without sessions the registry is polled; with them a failed listing is tried again,
+                        // since no notice may come to start another.
                         refreshTimer = scheduler.schedule(config.checkInterval(), this::refresh);
                     }
                 });

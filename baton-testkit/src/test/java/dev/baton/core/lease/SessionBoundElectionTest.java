@@ -339,4 +339,19 @@ class SessionBoundElectionTest {
         assertThat(a.events(ElectionEvent.MemberRemoved.class)).extracting(ElectionEvent.MemberRemoved::nodeId)
                 .containsExactly("b");
     }
+
+    @Test
+    void aLeaderWhoseMemberListingFailedListsAgainWithoutWaitingForANotice() {
+        CountingStore counting = new CountingStore(store);
+        Process a = new Process("a", counting);
+        a.link.holdNext("sessionMembers");
+        a.joinAll(List.of("orders"));
+        assertThat(a.elections.get(0).isLeader()).isTrue();
+
+        scheduler.advance(config.storeTimeout());
+        assertThat(counting.count("SessionStore.members")).as("the first listing never reached the store").isZero();
+
+        scheduler.advance(config.checkInterval());
+        assertThat(counting.count("SessionStore.members")).as("listed again after the failure").isEqualTo(1);
+    }
 }
