@@ -5,9 +5,9 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -20,25 +20,43 @@ import org.slf4j.LoggerFactory;
  * A {@link Scheduler} (and {@link Executor}) whose tasks run one at a time, in order, on daemon threads shared by
  * every election of the JVM: what {@code Baton.election(store)} gives an election that was not handed its own
  * threads. An election built and started no longer pays for starting two threads of its own, which dominated its
- * first election. Threads start on demand and stop after a minute without work, so a JVM whose elections have all
- * closed is soon left with none. Timers fire on one shared timer thread, which only queues the task here.
+ * first election. The shared pool is bounded ({@link #SHARED_THREADS}, from the number of processors), so a process
+ * that starts ten thousand elections at once queues their work instead of starting a thread per busy queue; its
+ * threads start on demand and stop after a minute without work, so a JVM whose elections have all closed is soon
+ * left with none. Timers fire on one shared timer thread, which only queues the task here.
  *
  * <p>Each instance is its own serial queue, so an election's state machine (or its listeners) never runs two tasks
- * at once, and a task that blocks holds up only its own queue (and one shared thread). A task that throws is logged
- * and does not stop the queue. After {@link #close()} new tasks are dropped, as are pending ones.
+ * at once. A queue runs at most {@value #TASKS_PER_TURN} tasks in a row before it lets the other queues waiting for a
+ * shared thread go first. A task that blocks holds up its own queue and one shared thread: a listener that blocks
+ * for long should be given an executor of its own. A task that throws is logged and does not stop the queue. After
+ * {@link #close()} new tasks are dropped, as are pending ones.
  */
 public final class PooledScheduler implements Scheduler, Executor, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PooledScheduler.class);
     private static final Duration IDLE_THREAD_KEEP_ALIVE = Duration.ofSeconds(60);
-    private static final ThreadPoolExecutor WORKERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE,
-            IDLE_THREAD_KEEP_ALIVE.toSeconds(), TimeUnit.SECONDS, new SynchronousQueue<>(), daemon("baton-election"));
+    /** How many threads the shared pool runs at most, whatever the number of elections. */
+    static final int SHARED_THREADS = Math.max(8, 2 * Runtime.getRuntime().availableProcessors());
+    /** How many tasks a queue runs in a row before it gives its thread to the next queue waiting for one. */
+    static final int TASKS_PER_TURN = 64;
+    private static final ThreadPoolExecutor WORKERS = workers();
     private static final ScheduledThreadPoolExecutor TIMERS = timers();
     private static final ThreadLocal<PooledScheduler> RUNNING = new ThreadLocal<>();
 
+    private final Executor workers;
     private final Queue<Runnable> tasks = new ArrayDeque<>();
     private boolean draining;
     private volatile boolean closed;
+
+    /** A serial queue on the JVM's shared, bounded pool. */
+    public PooledScheduler() {
+        this(WORKERS);
+    }
+
+    /** A serial queue on {@code workers} (tests hand in a small pool). */
+    PooledScheduler(Executor workers) {
+        this.workers = workers;
+    }
 
     @Override
     public void execute(Runnable task) {
@@ -52,7 +70,7 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
             }
             draining = true;
         }
-        WORKERS.execute(this::drain);
+        workers.execute(this::drain);
     }
 
     /** The timer only queues the task here; a task cancelled before it ran never runs. */
@@ -92,7 +110,7 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
     private void drain() {
         RUNNING.set(this);
         try {
-            while (true) {
+            for (int ran = 0; ran < TASKS_PER_TURN; ran++) {
                 Runnable next;
                 synchronized (tasks) {
                     next = closed ? null : tasks.poll();
@@ -110,6 +128,16 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
         } finally {
             RUNNING.remove();
         }
+        // Still draining: the rest waits behind the queues that were waiting for a thread.
+        workers.execute(this::drain);
+    }
+
+    private static ThreadPoolExecutor workers() {
+        ThreadPoolExecutor workers = new ThreadPoolExecutor(SHARED_THREADS, SHARED_THREADS,
+                IDLE_THREAD_KEEP_ALIVE.toSeconds(), TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                daemon("baton-election"));
+        workers.allowCoreThreadTimeOut(true);
+        return workers;
     }
 
     private static ScheduledThreadPoolExecutor timers() {

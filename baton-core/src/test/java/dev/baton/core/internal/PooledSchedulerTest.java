@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.core.time.Scheduler;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -56,6 +61,81 @@ class PooledSchedulerTest {
             int from = s * tasks;
             assertThat(order.stream().filter(v -> v >= from && v < from + tasks / 2).toList())
                     .as("submitter %d's tasks in submission order", s).isSorted();
+        }
+    }
+
+    @Test
+    void manyQueuesOnTwoThreadsEachRunInOrderAndNeverTwoAtOnce() throws Exception {
+        ThreadPoolExecutor twoThreads = new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>());
+        try {
+            int queues = 200;
+            int tasksEach = 50;
+            Set<Thread> threadsUsed = ConcurrentHashMap.newKeySet();
+            AtomicBoolean overlapped = new AtomicBoolean();
+            List<List<Integer>> orders = new ArrayList<>();
+            CountDownLatch done = new CountDownLatch(queues);
+            for (int q = 0; q < queues; q++) {
+                PooledScheduler queue = new PooledScheduler(twoThreads);
+                List<Integer> order = new CopyOnWriteArrayList<>();
+                orders.add(order);
+                AtomicInteger running = new AtomicInteger();
+                for (int i = 0; i < tasksEach; i++) {
+                    int value = i;
+                    queue.execute(() -> {
+                        threadsUsed.add(Thread.currentThread());
+                        if (running.incrementAndGet() != 1 || !queue.runsTaskOnThisThread()) {
+                            overlapped.set(true);
+                        }
+                        order.add(value);
+                        running.decrementAndGet();
+                    });
+                }
+                queue.execute(done::countDown);
+            }
+
+            assertThat(done.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(overlapped).isFalse();
+            assertThat(threadsUsed).hasSizeLessThanOrEqualTo(2);
+            for (List<Integer> order : orders) {
+                assertThat(order).hasSize(tasksEach).isSorted();
+            }
+        } finally {
+            twoThreads.shutdownNow();
+        }
+    }
+
+    @Test
+    void aBusyQueueLetsAnotherRunBetweenItsTurns() throws Exception {
+        ThreadPoolExecutor oneThread = new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>());
+        try {
+            PooledScheduler busy = new PooledScheduler(oneThread);
+            PooledScheduler other = new PooledScheduler(oneThread);
+            CountDownLatch hold = new CountDownLatch(1);
+            CountDownLatch otherRan = new CountDownLatch(1);
+            AtomicInteger busyRanBeforeOther = new AtomicInteger(-1);
+            AtomicInteger busyRan = new AtomicInteger();
+            // Hold the only thread so that both queues are filled before either runs.
+            oneThread.execute(() -> {
+                try {
+                    hold.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            int busyTasks = PooledScheduler.TASKS_PER_TURN * 3;
+            for (int i = 0; i < busyTasks; i++) {
+                busy.execute(busyRan::incrementAndGet);
+            }
+            other.execute(() -> {
+                busyRanBeforeOther.set(busyRan.get());
+                otherRan.countDown();
+            });
+            hold.countDown();
+
+            assertThat(otherRan.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(busyRanBeforeOther.get()).isEqualTo(PooledScheduler.TASKS_PER_TURN);
+        } finally {
+            oneThread.shutdownNow();
         }
     }
 
