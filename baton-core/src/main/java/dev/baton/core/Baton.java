@@ -240,7 +240,7 @@ public final class Baton {
             NodeInfo self = node != null ? node
                     : sessionBound ? defaultNode(store) : NodeInfo.create("baton");
             PooledScheduler ownScheduler = scheduler == null ? new PooledScheduler() : null;
-            PooledScheduler ownEvents = eventExecutor == null ? new PooledScheduler() : null;
+            PooledScheduler ownEvents = eventExecutor == null ? PooledScheduler.forListeners() : null;
             Runnable afterClose = () -> {
                 if (ownEvents != null) {
                     // Let already-queued events reach listeners before the queue closes.

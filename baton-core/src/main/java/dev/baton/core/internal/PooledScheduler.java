@@ -8,6 +8,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -20,16 +21,20 @@ import org.slf4j.LoggerFactory;
  * A {@link Scheduler} (and {@link Executor}) whose tasks run one at a time, in order, on daemon threads shared by
  * every election of the JVM: what {@code Baton.election(store)} gives an election that was not handed its own
  * threads. An election built and started no longer pays for starting two threads of its own, which dominated its
- * first election. The shared pool is bounded ({@link #SHARED_THREADS}, from the number of processors), so a process
- * that starts ten thousand elections at once queues their work instead of starting a thread per busy queue; its
- * threads start on demand and stop after a minute without work, so a JVM whose elections have all closed is soon
- * left with none. Timers fire on one shared timer thread, which only queues the task here.
+ * first election. Threads start on demand and stop after a minute without work, so a JVM whose elections have all
+ * closed is soon left with none. Timers fire on one shared timer thread, which only queues the task here.
+ *
+ * <p>There are two shared pools. The elections' own queues ({@link #PooledScheduler()}) run on a bounded pool
+ * ({@link #SHARED_THREADS}, from the number of processors): their tasks never block, so a process that starts ten
+ * thousand elections at once queues their work instead of starting a thread per busy queue, and a queue runs at most
+ * {@value #TASKS_PER_TURN} tasks in a row before it lets the other queues waiting for a thread go first. Listeners
+ * ({@link #forListeners()}) are the application's code and may block (a job that finishes its run before the
+ * leadership is given up): they run on a pool that starts a thread whenever all of its threads are busy, so a
+ * listener that blocks holds up only its own election's events, and never another election's renewals.
  *
  * <p>Each instance is its own serial queue, so an election's state machine (or its listeners) never runs two tasks
- * at once. A queue runs at most {@value #TASKS_PER_TURN} tasks in a row before it lets the other queues waiting for a
- * shared thread go first. A task that blocks holds up its own queue and one shared thread: a listener that blocks
- * for long should be given an executor of its own. A task that throws is logged and does not stop the queue. After
- * {@link #close()} new tasks are dropped, as are pending ones.
+ * at once. A task that throws is logged and does not stop the queue. After {@link #close()} new tasks are dropped, as
+ * are pending ones.
  */
 public final class PooledScheduler implements Scheduler, Executor, AutoCloseable {
 
@@ -40,6 +45,8 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
     /** How many tasks a queue runs in a row before it gives its thread to the next queue waiting for one. */
     static final int TASKS_PER_TURN = 64;
     private static final ThreadPoolExecutor WORKERS = workers();
+    private static final ThreadPoolExecutor LISTENERS = new ThreadPoolExecutor(0, Integer.MAX_VALUE,
+            IDLE_THREAD_KEEP_ALIVE.toSeconds(), TimeUnit.SECONDS, new SynchronousQueue<>(), daemon("baton-listener"));
     private static final ScheduledThreadPoolExecutor TIMERS = timers();
     private static final ThreadLocal<PooledScheduler> RUNNING = new ThreadLocal<>();
 
@@ -48,9 +55,14 @@ public final class PooledScheduler implements Scheduler, Executor, AutoCloseable
     private boolean draining;
     private volatile boolean closed;
 
-    /** A serial queue on the JVM's shared, bounded pool. */
+    /** A serial queue for an election's own tasks, on the JVM's shared, bounded pool. Its tasks must not block. */
     public PooledScheduler() {
         this(WORKERS);
+    }
+
+    /** A serial queue for an election's listeners, on the JVM's shared pool that grows while its threads are busy. */
+    public static PooledScheduler forListeners() {
+        return new PooledScheduler(LISTENERS);
     }
 
     /** A serial queue on {@code workers} (tests hand in a small pool). */

@@ -222,4 +222,34 @@ class PooledSchedulerTest {
         assertThat(other.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(droppedRan).isFalse();
     }
+
+    @Test
+    void listenersThatBlockHoldUpNoElectionQueue() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch blocked = new CountDownLatch(PooledScheduler.SHARED_THREADS + 1);
+        List<PooledScheduler> listeners = new ArrayList<>();
+        try {
+            // More listener queues blocked at once than the elections' bounded pool has threads.
+            for (int i = 0; i <= PooledScheduler.SHARED_THREADS; i++) {
+                PooledScheduler listener = PooledScheduler.forListeners();
+                listeners.add(listener);
+                listener.execute(() -> {
+                    blocked.countDown();
+                    try {
+                        release.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            assertThat(blocked.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("every blocking listener runs").isTrue();
+
+            CountDownLatch ran = new CountDownLatch(1);
+            new PooledScheduler().execute(ran::countDown);
+            assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("an election's task runs meanwhile").isTrue();
+        } finally {
+            release.countDown();
+            listeners.forEach(PooledScheduler::close);
+        }
+    }
 }
