@@ -1,5 +1,7 @@
 package dev.baton.server;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -17,8 +19,12 @@ import java.util.Optional;
  *                       instead of the store's fenced register
  * @param naive          {@code --naive}: act like the seeds, e.g. write while the node believes it leads without
  *                       checking that its leadership is still valid
+ * @param groups         {@code --chaos-groups}: how many elections the node runs on its store, all sharing its
+ *                       session: {@code --group} and {@code GROUP-2} to {@code GROUP-N}; with more than one, every
+ *                       leadership line names its group (store backends only)
  */
-record ChaosSettings(boolean hooks, double clockRate, Optional<FenceAddress> fencedWritesTo, boolean naive) {
+record ChaosSettings(boolean hooks, double clockRate, Optional<FenceAddress> fencedWritesTo, boolean naive,
+        int groups) {
 
     /** The lowest and highest {@code --clock-rate}: a clock 10 % slow or fast is already far beyond real drift. */
     static final double MIN_RATE = 0.9;
@@ -27,12 +33,33 @@ record ChaosSettings(boolean hooks, double clockRate, Optional<FenceAddress> fen
     /** No hook, a true clock, writes to the store: a node as operators run it. */
     static final ChaosSettings NONE = new ChaosSettings(false, 1.0, Optional.empty(), false);
 
+    /** The flags of a node that runs one election. */
+    ChaosSettings(boolean hooks, double clockRate, Optional<FenceAddress> fencedWritesTo, boolean naive) {
+        this(hooks, clockRate, fencedWritesTo, naive, 1);
+    }
+
     ChaosSettings {
+        if (groups < 1) {
+            throw new IllegalArgumentException("groups must be at least 1, was " + groups);
+        }
         Objects.requireNonNull(fencedWritesTo, "fencedWritesTo");
         if (!(clockRate >= MIN_RATE && clockRate <= MAX_RATE)) {
             throw new IllegalArgumentException("clockRate must be within [" + MIN_RATE + ", " + MAX_RATE + "], was "
                     + clockRate);
         }
+    }
+
+    /**
+     * The names of the elections the node runs, {@code group} first, then {@code group-2} to {@code group-N}: one for
+     * a node as operators run it.
+     */
+    List<String> groupNames(String group) {
+        List<String> names = new ArrayList<>();
+        names.add(group);
+        for (int k = 2; k <= groups; k++) {
+            names.add(group + "-" + k);
+        }
+        return names;
     }
 
     /** Whether anything differs from a node as operators run it. */

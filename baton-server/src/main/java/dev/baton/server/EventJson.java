@@ -41,9 +41,24 @@ final class EventJson {
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
     private final String nodeId;
+    /** The election group every line names after {@code node}, or null for none (a node of one group). */
+    private final String group;
 
     EventJson(String nodeId) {
+        this(nodeId, null);
+    }
+
+    private EventJson(String nodeId, String group) {
         this.nodeId = nodeId;
+        this.group = group;
+    }
+
+    /**
+     * The same schema with {@code group} after {@code node} on every line: for the hidden {@code --chaos-groups}, whose
+     * node runs several elections and the fault harness must tell their lines apart.
+     */
+    EventJson inGroup(String name) {
+        return new EventJson(nodeId, name);
     }
 
     /** {@code instant} as {@code 2026-11-21T17:00:00.123Z}: UTC, millisecond precision, truncated. */
@@ -331,6 +346,9 @@ final class EventJson {
         ObjectNode line = JSON.objectNode();
         line.put("event", event);
         line.put("node", nodeId);
+        if (group != null) {
+            line.put("group", group);
+        }
         return line;
     }
 

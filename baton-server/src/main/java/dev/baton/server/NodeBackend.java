@@ -50,6 +50,15 @@ interface NodeBackend extends AutoCloseable {
      */
     Election election(NodeInfo self, ElectionMetrics metrics, Clock clock);
 
+    /**
+     * Builds one more election of this node, of {@code group}, on the same store and with the same node and timings
+     * as {@link #election}, so that it shares the process's store session; not started. For the hidden
+     * {@code --chaos-groups}; a serverless backend runs one group and refuses.
+     */
+    default Election election(String group, NodeInfo self, ElectionMetrics metrics, Clock clock) {
+        throw CliError.usage("more than one group per node runs on a store backend only, not on " + describe());
+    }
+
     /** The shared store, for store backends; empty for serverless ones. */
     Optional<CoordinationStore> store();
 

@@ -107,6 +107,11 @@ final class NodeCommand implements Callable<Integer> {
             description = "Fault harness: --fenced-writes go to this external fenced resource instead of the store.")
     String fencedWritesTo;
 
+    @Option(names = "--chaos-groups", hidden = true, paramLabel = "N", defaultValue = "1",
+            description = "Fault harness: run N elections on the store's one session, --group and GROUP-2..GROUP-N, "
+                    + "each leadership line naming its group.")
+    int chaosGroups;
+
     @Option(names = "--naive", hidden = true,
             description = "Fault harness: behave like the seeds (no local deadline; write while believing to lead).")
     boolean naive;
@@ -201,6 +206,9 @@ final class NodeCommand implements Callable<Integer> {
             throw CliError.usage("--fenced-writes must be positive, was " + fencedWrites);
         }
         ChaosSettings chaos = chaosSettings();
+        if (chaos.groups() > 1 && (Backends.isQuorum(backend) || Backends.isBully(backend))) {
+            throw CliError.usage("--chaos-groups applies to store backends only (a serverless node runs one group)");
+        }
         if (Backends.isQuorum(backend)) {
             return serverlessSettings(Backends.quorumName(backend), chaos).withChaos(chaos);
         }
@@ -244,7 +252,10 @@ final class NodeCommand implements Callable<Integer> {
                 throw CliError.usage("--fenced-writes-to " + e.getMessage(), e);
             }
         }
-        return new ChaosSettings(chaosHooks, rate, fenceTo, naive);
+        if (chaosGroups < 1 || chaosGroups > 1000) {
+            throw CliError.usage("--chaos-groups must be from 1 to 1000, was " + chaosGroups);
+        }
+        return new ChaosSettings(chaosHooks, rate, fenceTo, naive, chaosGroups);
     }
 
     private WorkSettings.Balance balance() {

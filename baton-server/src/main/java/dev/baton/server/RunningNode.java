@@ -21,6 +21,9 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CountDownLatch;
@@ -28,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +69,10 @@ final class RunningNode {
     private final JsonLines lines;
     private final ExecutorService printer;
     private final Election election;
+    /** The main election's lines: they name its group when the node runs several ({@code --chaos-groups}). */
+    private final EventJson electionJson;
+    /** With the hidden {@code --chaos-groups}: the node's other elections, sharing the main one's store session. */
+    private final Map<String, Election> moreGroups = new LinkedHashMap<>();
     private final FencedWriter fencedWriter;
     private final NodeWorkCluster work;
     /** {@code --chaos-hooks} with {@code --workers} on a store backend: the {@code pause-after-fenced-write} switch. */
@@ -83,6 +91,8 @@ final class RunningNode {
                 .orElse(DesiredStateSource.NONE);
         this.clock = RateClock.of(settings.chaos().clockRate());
         this.json = new EventJson(settings.nodeId());
+        List<String> groups = settings.chaos().groupNames(settings.group());
+        this.electionJson = groups.size() > 1 ? json.inGroup(settings.group()) : json;
         this.lines = new JsonLines(new ObjectMapper(), out, settings.chaos().hooks());
         this.printer = Executors.newSingleThreadExecutor(runnable -> {
             Thread t = new Thread(runnable, "baton-node-output");
@@ -114,10 +124,17 @@ final class RunningNode {
             }
             ElectionMetrics electionMetrics = metrics != null ? metrics : ElectionMetrics.NONE;
             if (settings.chaos().hooks()) {
-                electionMetrics = new ChaosValidity(electionMetrics, clock, json, this::printLater);
+                electionMetrics = new ChaosValidity(electionMetrics, clock, electionJson, this::printLater);
             }
             this.election = backend.election(self, electionMetrics, clock);
+            for (String group : groups.subList(1, groups.size())) {
+                ElectionMetrics groupMetrics = settings.chaos().hooks()
+                        ? new ChaosValidity(ElectionMetrics.NONE, clock, json.inGroup(group), this::printLater)
+                        : ElectionMetrics.NONE;
+                moreGroups.put(group, backend.election(group, self, groupMetrics, clock));
+            }
         } catch (RuntimeException e) {
+            moreGroups.values().forEach(Election::close);
             if (replicated != null) {
                 replicated.close();
             }
@@ -139,7 +156,7 @@ final class RunningNode {
                 Optional.ofNullable(work).map(NodeWorkCluster::cluster));
         this.fencedWriter = settings.fencedWrites()
                 .map(interval -> FencedWriter.create(election, backend.fencedRegister(FencedWriter.REGISTER), interval,
-                        backend.callTimeout(), clock, json, lines, settings.chaos()))
+                        backend.callTimeout(), clock, electionJson, lines, settings.chaos()))
                 .orElse(null);
         this.waitLines = new LeaderWaitLines(election, backend.store(), backend.callTimeout(), clock, json, lines,
                 LeaderWaitLines.Pacing.of(settings.profile()));
@@ -200,26 +217,12 @@ final class RunningNode {
         }
         warnIfOpen();
         ErrorLines errors = new ErrorLines(clock, ErrorLines.INTERVAL);
-        if (settings.chaos().hooks()) {
-            ChaosStamps stamps = new ChaosStamps(settings.backend(), clock);
-            // Runs on the dispatcher's thread as the event is emitted, so mono is the event's moment; printing stays
-            // on the printer thread, in the same order.
-            election.addListener(event -> {
-                long mono = System.nanoTime();
-                ObjectNode line = eventLine(event, errors);
-                if (line == null) {
-                    return;
-                }
-                printLater(stamps.stamp(event, line, mono));
-            }, Runnable::run);
-        } else {
-            election.addListener(event -> {
-                ObjectNode line = eventLine(event, errors);
-                if (line != null) {
-                    lines.write(line);
-                }
-            }, printer);
-        }
+        printEvents(election, electionJson, errors, event -> true);
+        // The other groups print what the harness checks (leadership and errors), not each group's membership news.
+        moreGroups.forEach((group, more) -> printEvents(more, json.inGroup(group), errors,
+                event -> event instanceof ElectionEvent.LeadershipAcquired
+                        || event instanceof ElectionEvent.LeadershipLost
+                        || event instanceof ElectionEvent.ElectionError));
         lines.write(json.nodeStarted(settings, backend.describe(), ProcessHandle.current().pid(), clock.instant()));
         if (replicated != null) {
             replicated.holdingState().thenAccept(term -> printLater(json.workReplicaReady(term, clock.instant())));
@@ -234,6 +237,7 @@ final class RunningNode {
             work.start();
         }
         election.start();
+        moreGroups.values().forEach(Election::start);
         waitLines.start();
         if (fencedWriter != null) {
             fencedWriter.start();
@@ -242,6 +246,30 @@ final class RunningNode {
             stopped.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Prints the lines of {@code source}'s events that {@code printed} admits, as {@code schema} writes them. */
+    private void printEvents(Election source, EventJson schema, ErrorLines errors, Predicate<ElectionEvent> printed) {
+        if (settings.chaos().hooks()) {
+            ChaosStamps stamps = new ChaosStamps(settings.backend(), clock);
+            // Runs on the dispatcher's thread as the event is emitted, so mono is the event's moment; printing stays
+            // on the printer thread, in the same order.
+            source.addListener(event -> {
+                long mono = System.nanoTime();
+                ObjectNode line = printed.test(event) ? eventLine(event, schema, errors) : null;
+                if (line == null) {
+                    return;
+                }
+                printLater(stamps.stamp(event, line, mono));
+            }, Runnable::run);
+        } else {
+            source.addListener(event -> {
+                ObjectNode line = printed.test(event) ? eventLine(event, schema, errors) : null;
+                if (line != null) {
+                    lines.write(line);
+                }
+            }, printer);
         }
     }
 
@@ -255,15 +283,15 @@ final class RunningNode {
     }
 
     /** The line for {@code event}, or null for an error of a kind printed less than an interval ago. */
-    private ObjectNode eventLine(ElectionEvent event, ErrorLines errors) {
+    private ObjectNode eventLine(ElectionEvent event, EventJson schema, ErrorLines errors) {
         if (!(event instanceof ElectionEvent.ElectionError error)) {
-            return json.event(event);
+            return schema.event(event);
         }
         OptionalInt leftOut = errors.admit(error.message());
         if (leftOut.isEmpty()) {
             return null;
         }
-        ObjectNode line = json.event(event);
+        ObjectNode line = schema.event(event);
         if (leftOut.getAsInt() > 0) {
             line.put("similarLeftOut", leftOut.getAsInt());
         }
@@ -284,6 +312,7 @@ final class RunningNode {
             if (work != null) {
                 work.close();
             }
+            moreGroups.values().forEach(Election::close);
             election.close();
             printer.shutdown();
             if (!printer.awaitTermination(2, TimeUnit.SECONDS)) {

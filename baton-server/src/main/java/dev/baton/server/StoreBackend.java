@@ -43,15 +43,21 @@ final class StoreBackend implements NodeBackend {
 
     @Override
     public StoreElection election(NodeInfo self, ElectionMetrics metrics, Clock clock) {
-        election = Baton.election(store)
-                .group(group)
+        election = election(group, self, metrics, clock);
+        return election;
+    }
+
+    /** Same store object, node and config as the node's own election: so it shares the process's session. */
+    @Override
+    public StoreElection election(String name, NodeInfo self, ElectionMetrics metrics, Clock clock) {
+        return Baton.election(store)
+                .group(name)
                 .node(self)
                 .config(config)
                 .clock(clock)
                 .metrics(metrics)
                 .releaseOnShutdown(false)   // RunningNode's own hook closes the election after the API and work
                 .build();
-        return election;
     }
 
     @Override

@@ -64,10 +64,27 @@ class ChaosFlagsTest {
     }
 
     @Test
+    void chaosGroupsNamesEachElectionAndItsLines() {
+        NodeSettings settings = settings(List.of("node", "--backend", "memory", "--group", "g", "--chaos-hooks",
+                "--chaos-groups", "3"));
+
+        assertThat(settings.chaos().groups()).isEqualTo(3);
+        assertThat(settings.chaos().groupNames(settings.group())).containsExactly("g", "g-2", "g-3");
+        assertThat(ChaosSettings.NONE.groupNames("g")).containsExactly("g");
+        ObjectNode line = new EventJson("n").inGroup("g-2").validUntil(5, 9, Instant.EPOCH);
+        assertThat(line.fieldNames()).toIterable().containsExactly("event", "node", "group", "term", "deadline", "ts");
+        assertThat(new EventJson("n").validUntil(5, 9, Instant.EPOCH).has("group")).isFalse();
+        assertUsageError(with(PEER, "--chaos-groups", "2"), "--chaos-groups", "store backends only");
+        assertUsageError(List.of("node", "--backend", "memory", "--group", "g", "--chaos-groups", "0"),
+                "--chaos-groups");
+    }
+
+    @Test
     void theFlagsAreHiddenFromHelp() {
         String help = new CommandLine(new BatonCli()).getSubcommands().get("node").getUsageMessage();
 
-        assertThat(help).doesNotContain("--chaos-hooks", "--clock-rate", "--fenced-writes-to", "--naive");
+        assertThat(help).doesNotContain("--chaos-hooks", "--clock-rate", "--fenced-writes-to", "--naive",
+                "--chaos-groups");
     }
 
     private static NodeSettings settings(List<String> args) {
