@@ -49,9 +49,12 @@ final class ChaosReport {
     private final Coverage.Counts coverage;
     /** The trials that added a second fault, by pair; empty if none did. */
     private final String pairs;
+    /** How a run of several groups per node was checked, with its per-group leaderless times; empty for one group. */
+    private final String groups;
 
     private ChaosReport(String title, int trials, int dataLossTrials, int assumptionBrokenTrials,
-            List<CheckerResult> results, List<FaultSummary> faults, Coverage.Counts coverage, String pairs) {
+            List<CheckerResult> results, List<FaultSummary> faults, Coverage.Counts coverage, String pairs,
+            String groups) {
         this.title = title;
         this.trials = trials;
         this.dataLossTrials = dataLossTrials;
@@ -60,6 +63,7 @@ final class ChaosReport {
         this.faults = List.copyOf(faults);
         this.coverage = coverage;
         this.pairs = pairs;
+        this.groups = groups;
     }
 
     /**
@@ -93,7 +97,25 @@ final class ChaosReport {
         leaderlessByFault.forEach((kind, times) -> faults.add(new FaultSummary(kind, times.size(),
                 percentile(times, 50), percentile(times, 99), missesByFault.get(kind))));
         return new ChaosReport(title, trials.size(), AcknowledgedItemsReadable.skippedTrials(history),
-                assumptionBrokenTrials(history), results, faults, Coverage.of(history), FaultPairs.line(history));
+                assumptionBrokenTrials(history), results, faults, Coverage.of(history), FaultPairs.line(history),
+                groupsLine(history));
+    }
+
+    /**
+     * For a run of several groups per node: how many, that each is checked on its own, and the leaderless time over
+     * every (trial, group) pair; empty for a run of one group.
+     */
+    private static String groupsLine(History history) {
+        int groups = history.groups().size();
+        if (groups <= 1) {
+            return "";
+        }
+        List<Long> pairs = LeaderlessTime.perTrialAndGroup(history);
+        return "Groups: " + groups + " elections per node, sharing its store session; every leadership checker ran on "
+                + "each group apart. Leaderless times below are each trial's worst group; over all " + pairs.size()
+                + " (trial, group) pairs p50 " + ReportTable.millis(percentile(pairs, 50)) + " ms, p99 "
+                + ReportTable.millis(percentile(pairs, 99)) + " ms, max "
+                + ReportTable.millis(percentile(pairs, 100)) + " ms.";
     }
 
     /** How many trials ran a fault meant to break an assumption exclusion rests on. */
@@ -169,6 +191,9 @@ final class ChaosReport {
         if (!pairs.isEmpty()) {
             out.append(pairs).append("\n\n");
         }
+        if (!groups.isEmpty()) {
+            out.append(groups).append("\n\n");
+        }
         out.append(checkerTable().markdown()).append('\n').append(faultTable().markdown());
         List<String> quoted = quoted();
         if (!quoted.isEmpty()) {
@@ -184,6 +209,9 @@ final class ChaosReport {
         out.append(summary()).append('\n').append(coverage.line()).append('\n');
         if (!pairs.isEmpty()) {
             out.append(pairs).append('\n');
+        }
+        if (!groups.isEmpty()) {
+            out.append(groups).append('\n');
         }
         out.append('\n').append(checkerTable().text()).append('\n').append(faultTable().text());
         List<String> quoted = quoted();

@@ -1,6 +1,8 @@
 package dev.baton.server.chaos;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A property of a chaos history. Checkers are pure: they read the history and say what breaks the property, nothing
@@ -58,6 +60,22 @@ interface Checker {
 
     /** The violations in {@code history}; empty when the property holds. */
     List<Violation> check(History history);
+
+    /**
+     * Runs {@code check} on each election group's part of {@code history} ({@link History#groups()}) and returns
+     * every violation, each naming its group in a run of several: how a checker that reasons about leaders keys its
+     * state by (group, node).
+     */
+    static List<Violation> perGroup(History history, Function<History, List<Violation>> check) {
+        List<History.Group> groups = history.groups();
+        List<Violation> violations = new ArrayList<>();
+        for (History.Group group : groups) {
+            for (Violation violation : check.apply(group.history())) {
+                violations.add(group.name() == null ? violation : violation.inGroup(group.name()));
+            }
+        }
+        return violations;
+    }
 
     /**
      * The checkers {@code baton chaos} runs, safety first; the expected one last (its row shows only in a run with a

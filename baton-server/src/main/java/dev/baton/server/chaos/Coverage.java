@@ -47,7 +47,12 @@ final class Coverage {
     private Coverage() {
     }
 
-    static Counts of(History history) {
+    /**
+     * What the faults of {@code history} hit. In a run of several groups per node, the first group's leaderships
+     * only: the harness aims its hand-overs and its aimed faults at that group.
+     */
+    static Counts of(History runHistory) {
+        History history = runHistory.firstGroup();
         List<long[]> acquires = new ArrayList<>();
         for (Acquired acquired : history.eventsOf(Acquired.class)) {
             acquires.add(new long[] {acquired.since(), acquired.mono()});

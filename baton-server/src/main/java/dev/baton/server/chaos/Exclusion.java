@@ -15,8 +15,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Exclusion: at no instant do two different nodes both count themselves leader of the group (every node of a chaos
- * run is in the one group). A node counts itself leader of a term while its {@code Leadership} for it could answer
+ * Exclusion: at no instant do two different nodes both count themselves leader of the same group. Each group is
+ * checked on its own part of the history ({@link History#groups()}; a run has one unless its nodes run several,
+ * {@code --groups}), so leaders of different groups at the same instant are fine, and a node's events of one group
+ * never end or extend its leadership of another, even under the same term number. A node counts itself leader of a term while its {@code Leadership} for it could answer
  * {@code isValid()} true: its <em>validity interval</em> runs from its {@code acquired} event ({@code mono}, when the
  * node learned it leads) until the first of
  * <ul>
@@ -136,6 +138,11 @@ final class Exclusion implements Checker {
 
     @Override
     public List<Violation> check(History history) {
+        return Checker.perGroup(history, this::checkGroup);
+    }
+
+    /** The check over one election group's part of the history. */
+    private List<Violation> checkGroup(History history) {
         Timeline timeline = Timeline.of(history);
         Set<Integer> lossy = new HashSet<>();
         Set<Integer> breaking = new HashSet<>();

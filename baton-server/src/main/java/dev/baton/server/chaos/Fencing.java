@@ -13,7 +13,8 @@ import java.util.List;
  * partitioned old leader's writes must bounce.
  *
  * <p>The check sorts the acknowledged writes by {@code sent} and by {@code answered} and sweeps both, keeping the
- * highest term among the writes answered before the current one was sent: O(n log n) in the number of writes.
+ * highest term among the writes answered before the current one was sent: O(n log n) in the number of writes. A
+ * group's writes go to its own register: in a run of several groups per node each group is checked apart.
  */
 final class Fencing implements Checker {
 
@@ -24,6 +25,11 @@ final class Fencing implements Checker {
 
     @Override
     public List<Violation> check(History history) {
+        return Checker.perGroup(history, this::checkGroup);
+    }
+
+    /** The check over one election group's part of the history. */
+    private List<Violation> checkGroup(History history) {
         Timeline timeline = Timeline.of(history);
         List<Write> byAnswered = new ArrayList<>();
         for (Write write : history.eventsOf(Write.class)) {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.exc.InvalidTypeIdException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -19,7 +20,11 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -41,6 +46,8 @@ final class History {
     private static final ObjectWriter WRITER = MAPPER.writerFor(HistoryEvent.class);
     private static final ObjectReader READER = MAPPER.readerFor(HistoryEvent.class);
 
+    /** The types of {@link HistoryEvent.GroupEvent}, whose {@code group} a run of one group leaves out. */
+    private static final Set<String> GROUP_EVENTS = Set.of("acquired", "lost", "valid-until", "write");
     private static final Pattern MISSING_FIELD = Pattern.compile("Missing creator property '([^']*)'");
     private static final String KNOWN_TYPES = Arrays.stream(HistoryEvent.class.getAnnotation(JsonSubTypes.class)
             .value()).map(JsonSubTypes.Type::name).sorted().collect(Collectors.joining(", "));
@@ -85,6 +92,51 @@ final class History {
             }
         }
         return matching;
+    }
+
+    /**
+     * One election group's part of a history: the group's leadership events ({@link HistoryEvent.GroupEvent}) and
+     * every event that belongs to no group (trials, faults, crashes, pauses, items, workers).
+     *
+     * @param name the group; null in a run of one group
+     */
+    record Group(String name, History history) {
+    }
+
+    /**
+     * The history split by election group, in the order the groups first appear; a history without a group on its
+     * events (a run of one group) is one part, named null, holding every event. A checker that reasons about leaders
+     * runs on each part, so that its state is keyed by (group, node): leaders of different groups at the same instant
+     * are no overlap, and terms of different groups are never compared.
+     */
+    List<Group> groups() {
+        List<HistoryEvent> all = events();
+        List<HistoryEvent> shared = new ArrayList<>();
+        Map<String, List<HistoryEvent>> own = new LinkedHashMap<>();
+        for (HistoryEvent event : all) {
+            if (event instanceof HistoryEvent.GroupEvent grouped) {
+                own.computeIfAbsent(grouped.group(), group -> new ArrayList<>());
+            }
+        }
+        if (own.size() <= 1) {
+            return List.of(new Group(own.isEmpty() ? null : own.keySet().iterator().next(), this));
+        }
+        List<Group> groups = new ArrayList<>();
+        for (String group : own.keySet()) {
+            List<HistoryEvent> part = new ArrayList<>();
+            for (HistoryEvent event : all) {
+                if (!(event instanceof HistoryEvent.GroupEvent grouped) || Objects.equals(grouped.group(), group)) {
+                    part.add(event);
+                }
+            }
+            groups.add(new Group(group, of(part)));
+        }
+        return groups;
+    }
+
+    /** The first group's part ({@link #groups()}): the group the harness drives its hand-overs and aimed faults at. */
+    History firstGroup() {
+        return groups().get(0).history();
     }
 
     /** Writes the history to {@code file} as JSON lines, replacing the file if it exists. */
@@ -137,6 +189,9 @@ final class History {
         try {
             JsonNode tree = MAPPER.readTree(line);
             type = tree.path("type").asText(type);
+            if (GROUP_EVENTS.contains(type) && tree instanceof ObjectNode object && !object.has("group")) {
+                object.putNull("group"); // a run of one group leaves it out
+            }
             return READER.readValue(tree);
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException(file + ":" + number + ": " + problem(e, type), e);

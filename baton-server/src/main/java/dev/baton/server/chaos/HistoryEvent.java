@@ -2,6 +2,7 @@ package dev.baton.server.chaos;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import com.fasterxml.jackson.annotation.JsonValue;
@@ -16,6 +17,10 @@ import java.util.Objects;
  * <p>In the history file each event is one JSON object on its own line, with a {@code type} field naming the kind of
  * event ({@code acquired}, {@code lost}, {@code valid-until}, {@code write}, {@code item-write}, {@code item-read}, {@code crash},
  * {@code pause}, {@code fault}, {@code trial}, {@code worker-command}) and the record's components as the other fields.
+ *
+ * <p>The leadership events ({@link GroupEvent}) name their election group in {@code group} when the nodes run more
+ * than one ({@code baton chaos --groups N}); in a run of one group the field is left out, null in memory, and the
+ * lines are as they were before groups existed.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
 @JsonSubTypes({
@@ -39,6 +44,19 @@ sealed interface HistoryEvent {
     /** The time that places the event on the timeline (when it was seen, or when it started). */
     @JsonIgnore
     long time();
+
+    /**
+     * An event of one election group's leadership: {@code acquired}, {@code lost}, {@code valid-until} and
+     * {@code write}. The checkers that reason about leaders key their state by ({@link #group()}, node).
+     */
+    sealed interface GroupEvent extends HistoryEvent permits Acquired, Lost, ValidUntil, Write {
+
+        /** The election group, or null in a run whose nodes run one group only. */
+        String group();
+
+        /** The node the event is about. */
+        String node();
+    }
 
     /** How a write ended, from the writer's side. */
     enum Outcome {
@@ -69,13 +87,19 @@ sealed interface HistoryEvent {
      * A node announced it leads under {@code term}. The store granted the lease at some instant between
      * {@code since} (the node sent the request that won it) and {@code mono} (the node learned it).
      */
-    record Acquired(int trial, String node, long term, long since, long mono) implements HistoryEvent {
+    record Acquired(int trial, String node, long term, long since, long mono,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String group) implements GroupEvent {
         public Acquired {
             requireTrial(trial);
             requireName(node, "node");
             if (since > mono) {
                 throw new IllegalArgumentException("acquired: since (" + since + ") is after mono (" + mono + ")");
             }
+        }
+
+        /** An acquisition in a run of one group. */
+        Acquired(int trial, String node, long term, long since, long mono) {
+            this(trial, node, term, since, mono, null);
         }
 
         @Override
@@ -85,11 +109,17 @@ sealed interface HistoryEvent {
     }
 
     /** A node announced it no longer leads under {@code term}, for {@code reason} (as the node names it). */
-    record Lost(int trial, String node, long term, String reason, long mono) implements HistoryEvent {
+    record Lost(int trial, String node, long term, String reason, long mono,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String group) implements GroupEvent {
         public Lost {
             requireTrial(trial);
             requireName(node, "node");
             Objects.requireNonNull(reason, "lost: reason is missing");
+        }
+
+        /** A loss in a run of one group. */
+        Lost(int trial, String node, long term, String reason, long mono) {
+            this(trial, node, term, reason, mono, null);
         }
 
         @Override
@@ -104,10 +134,16 @@ sealed interface HistoryEvent {
      * back to real time). The node records one when the leadership begins and one before each move, so the last one
      * of a term is the latest it could have counted itself leader.
      */
-    record ValidUntil(int trial, String node, long term, long deadline, long mono) implements HistoryEvent {
+    record ValidUntil(int trial, String node, long term, long deadline, long mono,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String group) implements GroupEvent {
         public ValidUntil {
             requireTrial(trial);
             requireName(node, "node");
+        }
+
+        /** A deadline in a run of one group. */
+        ValidUntil(int trial, String node, long term, long deadline, long mono) {
+            this(trial, node, term, deadline, mono, null);
         }
 
         @Override
@@ -120,12 +156,17 @@ sealed interface HistoryEvent {
      * A node, believing it leads under {@code term}, sent its {@code seq}-th write to the fenced resource at
      * {@code sent}; {@code answered} is when the answer came back, null if none came.
      */
-    record Write(int trial, String node, long term, long seq, long sent, Long answered, Outcome outcome)
-            implements HistoryEvent {
+    record Write(int trial, String node, long term, long seq, long sent, Long answered, Outcome outcome,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String group) implements GroupEvent {
         public Write {
             requireTrial(trial);
             requireName(node, "node");
             requireAnswer("write", sent, answered, outcome);
+        }
+
+        /** A write in a run of one group. */
+        Write(int trial, String node, long term, long seq, long sent, Long answered, Outcome outcome) {
+            this(trial, node, term, seq, sent, answered, outcome, null);
         }
 
         @Override

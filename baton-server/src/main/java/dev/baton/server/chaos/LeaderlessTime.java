@@ -39,6 +39,9 @@ import java.util.Map;
  * holding after the other. Overlaps are the {@link Exclusion} checker's job; it computes its own validity intervals
  * from the nodes' events and reads nothing computed here, so this rule cannot mask one.
  *
+ * <p>In a run of several groups per node each group is computed on its own part of the history
+ * ({@link History#groups()}): a leader of one group says nothing about another.
+ *
  * <p>Cost: the end of each holding is found by binary search in per-node lists, except the next higher-term
  * acquisition, which is a forward scan in time from the holding's start; terms normally rise with time, so the scan
  * stops after a step or two.
@@ -55,8 +58,21 @@ final class LeaderlessTime {
     private LeaderlessTime() {
     }
 
-    /** Every holding in {@code history}, ordered by start. */
+    /** What ends a holding besides its loss, a crash and a higher term. */
+    enum Cuts {
+        /** A pause of the node, or a fault that cuts it off, ends it when it starts: for leaderless time. */
+        END_HOLDINGS,
+        /** Nothing else: a holding as the node itself sees it, as the harness counts a leader. */
+        IGNORED
+    }
+
+    /** Every holding in {@code history} (one group's), ordered by start. */
     static List<Holding> holdings(History history) {
+        return holdings(history, Cuts.END_HOLDINGS);
+    }
+
+    /** Every holding in {@code history} (one group's), ordered by start, ended as {@code cuts} says. */
+    static List<Holding> holdings(History history, Cuts cutsEnd) {
         List<Acquired> acquisitions = new ArrayList<>(history.eventsOf(Acquired.class));
         acquisitions.sort(Comparator.comparingLong(Acquired::mono));
         long[] acquiredAt = acquisitions.stream().mapToLong(Acquired::mono).toArray();
@@ -69,6 +85,8 @@ final class LeaderlessTime {
         for (HistoryEvent event : history.events()) {
             if (event instanceof Crash crash) {
                 cuts.computeIfAbsent(crash.node(), node -> new ArrayList<>()).add(crash.mono());
+            } else if (cutsEnd == Cuts.IGNORED) {
+                continue;
             } else if (event instanceof Pause pause) {
                 cuts.computeIfAbsent(pause.node(), node -> new ArrayList<>()).add(pause.start());
             } else if (event instanceof Fault fault && fault.target() != null && fault.fault().cutsOffTarget()) {
@@ -89,8 +107,31 @@ final class LeaderlessTime {
         return holdings;
     }
 
-    /** Each trial's leaderless time in nanoseconds, by trial number, in the order the trials were recorded. */
+    /**
+     * Each trial's leaderless time in nanoseconds, by trial number, in the order the trials were recorded. In a run of
+     * several groups per node, a trial's leaderless time is that of its worst group.
+     */
     static Map<Integer, Long> perTrial(History history) {
+        Map<Integer, Long> worst = new LinkedHashMap<>();
+        for (History.Group group : history.groups()) {
+            perTrialOfOneGroup(group.history()).forEach((trial, nanos) -> worst.merge(trial, nanos, Math::max));
+        }
+        return worst;
+    }
+
+    /**
+     * Every (trial, group) pair's leaderless time in nanoseconds, for the report of a run of several groups per node;
+     * one value per trial in a run of one group.
+     */
+    static List<Long> perTrialAndGroup(History history) {
+        List<Long> all = new ArrayList<>();
+        for (History.Group group : history.groups()) {
+            all.addAll(perTrialOfOneGroup(group.history()).values());
+        }
+        return all;
+    }
+
+    private static Map<Integer, Long> perTrialOfOneGroup(History history) {
         List<Holding> holdings = holdings(history);
         Map<Integer, Long> leaderless = new LinkedHashMap<>();
         for (Trial trial : history.eventsOf(Trial.class)) {

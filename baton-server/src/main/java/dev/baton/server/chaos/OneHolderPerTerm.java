@@ -14,7 +14,8 @@ import java.util.TreeMap;
  * A term is issued once: no two different nodes ever acquire the same term (in any trials), and a node that was
  * killed does not acquire, after its restart, a term it already held before the kill. Either would let two writers
  * present the same fencing token. One violation per term held by several nodes, naming each holder's first
- * acquisition; one per re-acquisition across a crash.
+ * acquisition; one per re-acquisition across a crash. Terms belong to a group: in a run of several groups per node
+ * each group is checked apart, and the same term in two groups is no violation.
  */
 final class OneHolderPerTerm implements Checker {
 
@@ -25,6 +26,11 @@ final class OneHolderPerTerm implements Checker {
 
     @Override
     public List<Violation> check(History history) {
+        return Checker.perGroup(history, this::checkGroup);
+    }
+
+    /** The check over one election group's part of the history. */
+    private List<Violation> checkGroup(History history) {
         Timeline timeline = Timeline.of(history);
         Map<Long, List<Acquired>> byTerm = new TreeMap<>();
         for (Acquired acquired : history.eventsOf(Acquired.class)) {

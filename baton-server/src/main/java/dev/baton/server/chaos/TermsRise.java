@@ -12,7 +12,8 @@ import java.util.List;
  *
  * <p>The check sorts the acquisitions once by {@code since} and once by {@code mono} and sweeps both: before looking
  * at B it folds every A with {@code A.mono < B.since} into a running maximum, so it is O(n log n) in the number of
- * acquisitions. Each violation names B and the highest-term acquisition that surely preceded it.
+ * acquisitions. Each violation names B and the highest-term acquisition that surely preceded it. Terms rise within a
+ * group: in a run of several groups per node each group is checked apart.
  */
 final class TermsRise implements Checker {
 
@@ -23,6 +24,11 @@ final class TermsRise implements Checker {
 
     @Override
     public List<Violation> check(History history) {
+        return Checker.perGroup(history, this::checkGroup);
+    }
+
+    /** The check over one election group's part of the history. */
+    private List<Violation> checkGroup(History history) {
         Timeline timeline = Timeline.of(history);
         List<Acquired> byMono = new ArrayList<>(history.eventsOf(Acquired.class));
         byMono.sort(Comparator.comparingLong(Acquired::mono));

@@ -7,6 +7,11 @@ package dev.baton.server.chaos;
  */
 record Violation(String checker, int trial, String message) {
 
+    /** This violation with its message naming election group {@code group} (a run with several per node). */
+    Violation inGroup(String group) {
+        return new Violation(checker, trial, "group " + group + ": " + message);
+    }
+
     @Override
     public String toString() {
         return checker + " (trial " + trial + "): " + message;

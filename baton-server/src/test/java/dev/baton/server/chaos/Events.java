@@ -53,6 +53,27 @@ final class Events {
         return new Write(trial, node, term, seq, ms(sentMs), null, Outcome.UNKNOWN);
     }
 
+    /** {@code event} as election group {@code group}'s, in a run of several groups per node. */
+    static Acquired in(String group, Acquired event) {
+        return new Acquired(event.trial(), event.node(), event.term(), event.since(), event.mono(), group);
+    }
+
+    /** {@code event} as election group {@code group}'s. */
+    static Lost in(String group, Lost event) {
+        return new Lost(event.trial(), event.node(), event.term(), event.reason(), event.mono(), group);
+    }
+
+    /** {@code event} as election group {@code group}'s. */
+    static ValidUntil in(String group, ValidUntil event) {
+        return new ValidUntil(event.trial(), event.node(), event.term(), event.deadline(), event.mono(), group);
+    }
+
+    /** {@code event} as election group {@code group}'s. */
+    static Write in(String group, Write event) {
+        return new Write(event.trial(), event.node(), event.term(), event.seq(), event.sent(), event.answered(),
+                event.outcome(), group);
+    }
+
     static ItemWrite itemOk(int trial, String id, String value, double sentMs, double answeredMs) {
         return new ItemWrite(trial, "n1", id, value, ms(sentMs), ms(answeredMs), Outcome.OK);
     }
