@@ -119,6 +119,13 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "possible on quorum too, whose nodes then keep the items in their replicated work store).")
     Integer workers;
 
+    @Option(names = "--groups", paramLabel = "N", defaultValue = "1",
+            description = "How many elections each node runs, all on its one store session: groups chaos, chaos-2, "
+                    + "..., chaos-N; every leadership checker runs on each group apart (default: ${DEFAULT-VALUE}). "
+                    + "The harness hands over and aims its faults at group chaos; the fenced writes are that group's. "
+                    + "Store backends only, 1 to 500.")
+    int groups;
+
     @Option(names = "--out", paramLabel = "DIR",
             description = "Where node logs, history.jsonl and report.md go (default: a new temporary directory, kept).")
     Path out;
@@ -221,6 +228,13 @@ public final class ChaosCommand implements Callable<Integer> {
                     + "(their nodes keep work items in the store they share, or quorum's in its replicated work store)"
                     + "; use --workers 0 on " + backend);
         }
+        if (groups < 1 || groups > 500) {
+            throw CliError.usage("--groups: expected 1 to 500, got " + groups);
+        }
+        if (groups > 1 && !ChaosRunSettings.supportsGroups(backend)) {
+            throw CliError.usage("--groups: more than one group per node runs on the store backends only (the "
+                    + "elections of a process share its store session there); use --groups 1 on " + backend);
+        }
         long runSeed = seed != null ? seed : new SecureRandom().nextLong() & Long.MAX_VALUE;
         Path dir = out != null ? out : temporaryDirectory();
         try {
@@ -229,7 +243,7 @@ public final class ChaosCommand implements Callable<Integer> {
             throw CliError.usage("--out: cannot create " + dir + ": " + e.getMessage());
         }
         return new ChaosRunSettings(backend, trials, runSeed, nodes, naive, Optional.ofNullable(onlyTrial),
-                List.copyOf(chosen), inTurn, dir, sentinel, shape, runWorkers);
+                List.copyOf(chosen), inTurn, dir, sentinel, shape, runWorkers, groups);
     }
 
     /** Starts the backend's servers; a fault the backend does not support is a usage error. */

@@ -112,12 +112,16 @@ final class ChaosRun implements AutoCloseable {
             if (i == skewed) {
                 args.addAll(List.of("--clock-rate", Double.toString(rate)));
             }
+            if (settings.groups() > 1) {
+                args.addAll(List.of("--chaos-groups", Integer.toString(settings.groups())));
+            }
             String name = "n" + (i + 1);
             nodes.add(new ChaosNode(name, target.nodeId(i), args, settings.dir().resolve(name + ".log"),
                     this::record));
         }
-        out.printf("chaos: %s, %d nodes (%s's clock runs at %.2f x), seed %d, %s%n", target.name(),
-                settings.nodes(), nodes.get(skewed).name(), rate, settings.seed(),
+        out.printf("chaos: %s, %d nodes%s (%s's clock runs at %.2f x), seed %d, %s%n", target.name(),
+                settings.nodes(), settings.groups() > 1 ? " of " + settings.groups() + " groups each" : "",
+                nodes.get(skewed).name(), rate, settings.seed(),
                 settings.naive() ? "NAIVE mode (no local deadline, no fencing)" : "Baton's safety rules on");
     }
 
@@ -942,29 +946,39 @@ final class ChaosRun implements AutoCloseable {
         }
     }
 
-    /** Turns a node's JSON line into history and keeps the harness's view of who leads. */
+    /**
+     * Turns a node's JSON line into history and keeps the harness's view of who leads. With {@code --groups} every
+     * leadership line names its group; the harness's view of who leads is that of group {@link #GROUP} alone.
+     */
     private void record(ChaosNode node, JsonNode line) {
         String event = line.path("event").asText();
         long mono = line.path("mono").asLong(System.nanoTime());
+        String group = line.hasNonNull("group") ? line.get("group").asText() : null;
+        boolean watched = group == null || group.equals(GROUP);
         switch (event) {
             case "leadership-acquired" -> {
                 long term = line.path("term").asLong();
-                held.put(node.name(), term);
+                if (watched) {
+                    held.put(node.name(), term);
+                }
                 history.append(new HistoryEvent.Acquired(trial, node.name(), term,
-                        line.path("since").asLong(mono), mono));
+                        line.path("since").asLong(mono), mono, group));
             }
             case "leadership-lost" -> {
-                losses.incrementAndGet();
                 long term = line.path("term").asLong();
-                held.remove(node.name(), term);
-                history.append(new HistoryEvent.Lost(trial, node.name(), term, line.path("reason").asText(), mono));
+                if (watched) {
+                    losses.incrementAndGet();
+                    held.remove(node.name(), term);
+                }
+                history.append(new HistoryEvent.Lost(trial, node.name(), term, line.path("reason").asText(), mono,
+                        group));
             }
             case "valid-until" -> history.append(new HistoryEvent.ValidUntil(trial, node.name(),
-                    line.path("term").asLong(), line.path("deadline").asLong(), mono));
+                    line.path("term").asLong(), line.path("deadline").asLong(), mono, group));
             case "fenced-write" -> history.append(new HistoryEvent.Write(trial, node.name(), line.path("term").asLong(),
                     line.path("seq").asLong(), line.path("sent").asLong(mono),
                     line.hasNonNull("answered") ? line.path("answered").asLong() : null,
-                    HistoryEvent.Outcome.of(line.path("outcome").asText("unknown"))));
+                    HistoryEvent.Outcome.of(line.path("outcome").asText("unknown")), group));
             case "node-started" -> started.add(node.name());
             case "work-replica-ready" -> replicaReady.add(node.name());
             case "chaos-command" -> {

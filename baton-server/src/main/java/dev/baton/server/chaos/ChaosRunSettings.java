@@ -24,9 +24,19 @@ import java.util.Optional;
  * @param shape     whether trials add a second fault and aim at hand-overs ({@code --multi-fault}, {@code --aim})
  * @param workers   how many simulated workers ({@code baton worker}) the nodes' work cluster runs items on; 0 for
  *                  none, the runs from before workers were added
+ * @param groups    how many elections each node runs on its one store session ({@code --groups}); 1 for one, the
+ *                  runs from before groups were added
  */
 record ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
-        List<FaultKind> faults, boolean inTurn, Path dir, SentinelSettings sentinel, TrialShape shape, int workers) {
+        List<FaultKind> faults, boolean inTurn, Path dir, SentinelSettings sentinel, TrialShape shape, int workers,
+        int groups) {
+
+    /** Settings with one group per node. */
+    ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
+            List<FaultKind> faults, boolean inTurn, Path dir, SentinelSettings sentinel, TrialShape shape,
+            int workers) {
+        this(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, sentinel, shape, workers, 1);
+    }
 
     /** Settings with the Sentinel deployment's defaults, and no workers. */
     ChaosRunSettings(String backend, int trials, long seed, int nodes, boolean naive, Optional<Integer> onlyTrial,
@@ -43,13 +53,27 @@ record ChaosRunSettings(String backend, int trials, long seed, int nodes, boolea
     /** These settings with trials shaped by {@code trialShape}. */
     ChaosRunSettings withShape(TrialShape trialShape) {
         return new ChaosRunSettings(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, sentinel,
-                trialShape, workers);
+                trialShape, workers, groups);
     }
 
     /** These settings with {@code count} simulated workers. */
     ChaosRunSettings withWorkers(int count) {
         return new ChaosRunSettings(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, sentinel,
-                shape, count);
+                shape, count, groups);
+    }
+
+    /** These settings with {@code count} elections per node. */
+    ChaosRunSettings withGroups(int count) {
+        return new ChaosRunSettings(backend, trials, seed, nodes, naive, onlyTrial, faults, inTurn, dir, sentinel,
+                shape, workers, count);
+    }
+
+    /**
+     * Whether {@code --groups} above 1 is possible on {@code backend}: on the store backends, where a process's
+     * elections share its store session; the serverless ones run one group per process.
+     */
+    static boolean supportsGroups(String backend) {
+        return !(backend.equals("quorum") || backend.equals("peer") || backend.equals("bully"));
     }
 
     /**

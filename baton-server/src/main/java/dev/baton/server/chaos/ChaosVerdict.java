@@ -32,7 +32,8 @@ final class ChaosVerdict {
     static ChaosVerdict of(ChaosRunSettings settings, History history) {
         String title = settings.backend() + (settings.naive() ? " (naive)" : "")
                 + (settings.sentinel().waitReplicas() > 0 ? " (waitReplicas " + settings.sentinel().waitReplicas()
-                + ")" : "") + ", seed " + settings.seed();
+                + ")" : "") + (settings.groups() > 1 ? ", " + settings.groups() + " groups per node" : "")
+                + ", seed " + settings.seed();
         return new ChaosVerdict(settings, history, ChaosReport.run(title, history,
                 Checker.standard(settings.backend(), settings.naive())));
     }
@@ -84,6 +85,9 @@ final class ChaosVerdict {
         }
         if (settings.workers() != ChaosRunSettings.defaultWorkers(settings.backend())) {
             command.append(" --workers ").append(settings.workers());
+        }
+        if (settings.groups() > 1) {
+            command.append(" --groups ").append(settings.groups());
         }
         ChaosRunSettings.SentinelSettings sentinel = settings.sentinel();
         if (sentinel.waitReplicas() > 0) {
