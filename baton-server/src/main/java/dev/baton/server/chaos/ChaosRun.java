@@ -58,6 +58,8 @@ final class ChaosRun implements AutoCloseable {
     /** The simulated workers ({@code --workers}): {@code baton worker} processes, named {@code w1}, {@code w2}, ... */
     private final List<ChaosNode> workers = new ArrayList<>();
     private final Map<String, Long> held = new ConcurrentHashMap<>();
+    /** With {@code --groups}: who leads the other groups, so that a trial starts with each of them led. */
+    private final GroupLeaders otherGroups;
     /** The nodes that said they stopped taking part after a failed vote-log save (quorum), until restarted. */
     private final Set<String> stopped = ConcurrentHashMap.newKeySet();
     /** The nodes whose current process printed {@code node-started}: it reached its store and runs its election. */
@@ -81,6 +83,7 @@ final class ChaosRun implements AutoCloseable {
         this.settings = settings;
         this.target = target;
         this.out = out;
+        this.otherGroups = new GroupLeaders(settings.groups());
         List<Integer> ports = LoopbackPorts.free(settings.nodes() + settings.workers());
         this.httpPorts = ports.subList(0, settings.nodes());
         List<String> workerUrls = new ArrayList<>();
@@ -175,6 +178,7 @@ final class ChaosRun implements AutoCloseable {
             // The nodes moved to a fresh store: leaderships from before are over there, and one won there has a
             // higher term (possibly already, while the old store was being stopped).
             held.values().removeIf(term -> term <= newestHeld);
+            otherGroups.forgetAll();
         }
         if (awaitLeader(STEADY_LEADER) < 0) {
             out.printf("trial %d: no leader within %d s before the fault; running it anyway%n", number,
@@ -182,6 +186,7 @@ final class ChaosRun implements AutoCloseable {
         }
         awaitStarted(number);
         awaitReplicasReady(number);
+        awaitOtherGroupsLed(number);
         int leader = currentLeader();
         int victim = leader >= 0 && random.nextBoolean() ? leader : random.nextInt(nodes.size());
         Duration ttl = target.leaseTtl();
@@ -922,6 +927,7 @@ final class ChaosRun implements AutoCloseable {
         started.remove(node.name());
         replicaReady.remove(node.name());
         held.remove(node.name());
+        otherGroups.forget(node.name());
         stopped.remove(node.name());
         history.append(new HistoryEvent.Crash(trial, node.name(), System.nanoTime()));
     }
@@ -938,6 +944,7 @@ final class ChaosRun implements AutoCloseable {
                 out.printf("trial %d: %s had exited; starting it again (see %s.log)%n", trial, node.name(),
                         node.name());
                 held.remove(node.name());
+                otherGroups.forget(node.name());
                 stopped.remove(node.name());
                 started.remove(node.name());
                 replicaReady.remove(node.name());
@@ -960,6 +967,8 @@ final class ChaosRun implements AutoCloseable {
                 long term = line.path("term").asLong();
                 if (watched) {
                     held.put(node.name(), term);
+                } else {
+                    otherGroups.acquired(group, node.name(), term);
                 }
                 history.append(new HistoryEvent.Acquired(trial, node.name(), term,
                         line.path("since").asLong(mono), mono, group));
@@ -969,6 +978,8 @@ final class ChaosRun implements AutoCloseable {
                 if (watched) {
                     losses.incrementAndGet();
                     held.remove(node.name(), term);
+                } else {
+                    otherGroups.lost(group, node.name(), term);
                 }
                 history.append(new HistoryEvent.Lost(trial, node.name(), term, line.path("reason").asText(), mono,
                         group));
@@ -1043,6 +1054,29 @@ final class ChaosRun implements AutoCloseable {
             }
             LockSupport.parkNanos(POLL_NANOS);
         }
+    }
+
+    /**
+     * With {@code --groups}: waits until every other group has a leader among the running nodes too, at most
+     * {@link #STEADY_LEADER}, so that a fault meets each group led rather than one still settling from the last trial
+     * (its leaderless time and leader after healing would then belong to the trial before).
+     */
+    private void awaitOtherGroupsLed(int number) {
+        long deadline = System.nanoTime() + STEADY_LEADER.toNanos();
+        int unled;
+        while ((unled = otherGroups.unled(this::runs)) > 0) {
+            if (System.nanoTime() - deadline > 0) {
+                out.printf("trial %d: %d groups had no leader within %d s before the fault; running it anyway%n",
+                        number, unled, STEADY_LEADER.toSeconds());
+                return;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+    }
+
+    /** Whether the node named {@code name} is running: alive and not frozen. */
+    private boolean runs(String name) {
+        return nodes.stream().anyMatch(node -> node.name().equals(name) && node.isAlive() && !node.isPaused());
     }
 
     /** Waits until some running node leads; returns when (nanoTime), or -1 if none did within {@code timeout}. */
