@@ -48,11 +48,11 @@ final class Coverage {
     }
 
     /**
-     * What the faults of {@code history} hit. In a run of several groups per node, the first group's leaderships
-     * only: the harness aims its hand-overs and its aimed faults at that group.
+     * What the faults of {@code history} hit. In a run of several groups per node, the leaderships of group
+     * {@link ChaosRun#GROUP} only: the harness aims its hand-overs and its aimed faults at that group.
      */
     static Counts of(History runHistory) {
-        History history = runHistory.firstGroup();
+        History history = runHistory.drivenGroup();
         List<long[]> acquires = new ArrayList<>();
         for (Acquired acquired : history.eventsOf(Acquired.class)) {
             acquires.add(new long[] {acquired.since(), acquired.mono()});

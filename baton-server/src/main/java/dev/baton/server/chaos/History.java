@@ -104,8 +104,9 @@ final class History {
     }
 
     /**
-     * The history split by election group, in the order the groups first appear; a history without a group on its
-     * events (a run of one group) is one part, named null, holding every event. A checker that reasons about leaders
+     * The history split by election group: the group the harness drives ({@link ChaosRun#GROUP}) first, the others in
+     * the order they first appear; a history without a group on its events (a run of one group) is one part, named
+     * null, holding every event. A checker that reasons about leaders
      * runs on each part, so that its state is keyed by (group, node): leaders of different groups at the same instant
      * are no overlap, and terms of different groups are never compared.
      */
@@ -113,6 +114,10 @@ final class History {
         List<HistoryEvent> all = events();
         List<HistoryEvent> shared = new ArrayList<>();
         Map<String, List<HistoryEvent>> own = new LinkedHashMap<>();
+        if (all.stream().anyMatch(event -> event instanceof HistoryEvent.GroupEvent grouped
+                && ChaosRun.GROUP.equals(grouped.group()))) {
+            own.put(ChaosRun.GROUP, new ArrayList<>());
+        }
         for (HistoryEvent event : all) {
             if (event instanceof HistoryEvent.GroupEvent grouped) {
                 own.computeIfAbsent(grouped.group(), group -> new ArrayList<>());
@@ -134,8 +139,11 @@ final class History {
         return groups;
     }
 
-    /** The first group's part ({@link #groups()}): the group the harness drives its hand-overs and aimed faults at. */
-    History firstGroup() {
+    /**
+     * The part of the group the harness drives its hand-overs and aimed faults at ({@link ChaosRun#GROUP}), the first
+     * of {@link #groups()}; the whole history in a run of one group.
+     */
+    History drivenGroup() {
         return groups().get(0).history();
     }
 
