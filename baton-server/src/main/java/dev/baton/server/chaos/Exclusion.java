@@ -18,8 +18,8 @@ import java.util.Set;
  * Exclusion: at no instant do two different nodes both count themselves leader of the same group. Each group is
  * checked on its own part of the history ({@link History#groups()}; a run has one unless its nodes run several,
  * {@code --groups}), so leaders of different groups at the same instant are fine, and a node's events of one group
- * never end or extend its leadership of another, even under the same term number. A node counts itself leader of a term while its {@code Leadership} for it could answer
- * {@code isValid()} true: its <em>validity interval</em> runs from its {@code acquired} event ({@code mono}, when the
+ * never end or extend its leadership of another, even under the same term number. A node counts itself leader of a
+ * term while its {@code Leadership} for it could answer {@code isValid()} true: its <em>validity interval</em> runs from its {@code acquired} event ({@code mono}, when the
  * node learned it leads) until the first of
  * <ul>
  *   <li>its {@code lost} event for the term,</li>

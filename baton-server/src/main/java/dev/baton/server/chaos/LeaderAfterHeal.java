@@ -8,9 +8,9 @@ import java.util.List;
  * Liveness: once a trial heals, the harness sees a leader within the documented bound ({@code boundMs}). A miss is
  * not a safety violation (nothing wrong was accepted; the cluster was slow or stuck), so the report keeps it apart.
  *
- * <p>In a run of several groups per node the harness watches group {@link ChaosRun#GROUP} ({@code leaderAt}); every other group is
- * checked from its nodes' own events: within the bound after healing some node of the group holds it as the node sees
- * it (from its {@code acquired} to its {@code lost}, a crash, or a higher term acquired in the group).
+ * <p>In a run of several groups per node the harness watches group {@link ChaosRun#GROUP} ({@code leaderAt}); every
+ * other group is checked from its nodes' own events: within the bound after healing some node of the group holds it as
+ * the node sees it (from its {@code acquired} to its {@code lost}, a crash, or a higher term acquired in the group).
  */
 final class LeaderAfterHeal implements Checker {
 
