@@ -70,6 +70,26 @@ class ChaosHooksProcessTest {
     }
 
     @Test
+    void aNodeOfSeveralGroupsNamesTheGroupOnEachLeadershipLine() {
+        NodeProcess node = nodes.start("solo", "--backend", "memory", "--group", "g", "--profile", "fast",
+                "--fenced-writes", "50ms", "--chaos-hooks", "--chaos-groups", "3");
+        await().atMost(WAIT).until(() -> node.events("leadership-acquired").size() >= 3
+                && node.events("fenced-write").size() >= 2);
+
+        assertThat(node.events("leadership-acquired")).as(node.describe())
+                .extracting(line -> line.path("group").asText()).containsExactlyInAnyOrder("g", "g-2", "g-3");
+        assertThat(node.events("valid-until")).extracting(line -> line.path("group").asText())
+                .contains("g", "g-2", "g-3");
+        assertThat(node.events("fenced-write")).as("the first group's writes only")
+                .allSatisfy(write -> assertThat(write.path("group").asText()).isEqualTo("g"));
+        assertThat(node.lines()).as("the other groups print their leadership lines and errors only")
+                .filteredOn(line -> line.path("group").asText().startsWith("g-"))
+                .extracting(line -> line.path("event").asText())
+                .isSubsetOf("leadership-acquired", "leadership-lost", "valid-until", "error");
+        assertThat(node.notJson()).isEmpty();
+    }
+
+    @Test
     void aStoreNodeHoldsItsNextRenewalBackUntilToldToDeliverIt() {
         NodeProcess node = nodes.start("solo", "--backend", "memory", "--group", "g", "--profile", "fast",
                 "--chaos-hooks");
