@@ -3,6 +3,7 @@ package dev.baton.server.chaos;
 import dev.baton.server.chaos.HistoryEvent.Trial;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -88,10 +89,13 @@ final class ChaosReport {
         Map<Integer, Long> leaderless = LeaderlessTime.perTrial(history);
         Map<FaultKind, List<Long>> leaderlessByFault = new EnumMap<>(FaultKind.class);
         Map<FaultKind, Integer> missesByFault = new EnumMap<>(FaultKind.class);
+        // One per trial in a run of one group; in a run of several, one per group that missed.
+        Map<Integer, Integer> missesByTrial = new HashMap<>();
+        new LeaderAfterHeal().check(history).forEach(miss -> missesByTrial.merge(miss.trial(), 1, Integer::sum));
         for (Trial trial : trials) {
             leaderlessByFault.computeIfAbsent(trial.fault(), kind -> new ArrayList<>())
                     .add(leaderless.get(trial.trial()));
-            missesByFault.merge(trial.fault(), LeaderAfterHeal.metBound(trial) ? 0 : 1, Integer::sum);
+            missesByFault.merge(trial.fault(), missesByTrial.getOrDefault(trial.trial(), 0), Integer::sum);
         }
         List<FaultSummary> faults = new ArrayList<>();
         leaderlessByFault.forEach((kind, times) -> faults.add(new FaultSummary(kind, times.size(),

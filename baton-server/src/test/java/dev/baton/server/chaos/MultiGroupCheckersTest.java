@@ -132,11 +132,14 @@ class MultiGroupCheckersTest {
                 in("chaos-3", lost(1, "n1", 4, 600)));
 
         List<Violation> misses = new LeaderAfterHeal().check(history);
+        ChaosReport report = ChaosReport.run("redis", history, Checker.standard());
 
         assertThat(misses).singleElement().satisfies(miss -> {
             assertThat(miss.trial()).isEqualTo(1);
             assertThat(miss.message()).startsWith("group chaos-3: no leader after store-pause healed");
         });
+        assertThat(report.livenessMisses()).isEqualTo(1);
+        assertThat(report.faults()).singleElement().extracting(ChaosReport.FaultSummary::leaderMisses).isEqualTo(1);
     }
 
     @Test
