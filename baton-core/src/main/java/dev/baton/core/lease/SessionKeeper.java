@@ -243,18 +243,19 @@ final class SessionKeeper {
     // ------------------------------------------------------------------ the session
 
     private void open() {
-        if (opening || shutDown) {
+        if (opening || shutDown || session != null) {
             return;
         }
         opening = true;
         long sentAt = clock.nanoTime();
         calls.call("open session", config.storeTimeout(), () -> store.open(self, config.leaseTtl()),
-                (id, error) -> onOpened(sentAt, id, error));
+                (id, error) -> onOpened(sentAt, id, error), late -> onLateOpen(sentAt, late));
     }
 
     private void onOpened(long sentAt, String id, Throwable error) {
         opening = false;
-        if (shutDown) {
+        if (shutDown || session != null) {
+            // Shut down meanwhile, or a late answer to an earlier open was taken: this session is not needed.
             if (id != null) {
                 closeQuietly(id);
             }
@@ -267,6 +268,23 @@ final class SessionKeeper {
             scheduler.schedule(Duration.ofNanos(Math.min(backoff, config.checkInterval().toNanos())), this::open);
             return;
         }
+        install(sentAt, id);
+    }
+
+    /**
+     * An open that timed out was answered after all (a slow store: on etcd an open is a lease grant and a write). The
+     * session is as good as its send time allows, so it is used if none is open yet, rather than left to expire on
+     * the store while the next open queues behind it; otherwise it is closed at once, so it never shows as a member.
+     */
+    private void onLateOpen(long sentAt, String id) {
+        if (shutDown || session != null) {
+            closeQuietly(id);
+            return;
+        }
+        install(sentAt, id);
+    }
+
+    private void install(long sentAt, String id) {
         openFailures = 0;
         long deadline = sentAt + config.localValidity().toNanos();
         if (clock.nanoTime() - deadline >= 0) {

@@ -354,4 +354,41 @@ class SessionBoundElectionTest {
         scheduler.advance(config.checkInterval());
         assertThat(counting.count("SessionStore.members")).as("listed again after the failure").isEqualTo(1);
     }
+
+    private Set<String> liveSessions() {
+        return store.sessions().orElseThrow().remaining(Set.of("s1", "s2", "s3", "s4")).join().keySet();
+    }
+
+    @Test
+    void aSessionOpenAnsweredAfterItsTimeoutIsUsedIfNoneIsOpenYet() {
+        Process a = new Process("a", store);
+        a.link.holdNextReply("open");
+        a.joinAll(List.of("orders"));
+        scheduler.advance(config.storeTimeout());
+        assertThat(a.leaderships()).as("no session yet").isEmpty();
+
+        // The store answers the timed-out open before the retry goes out.
+        assertThat(a.link.deliverHeld()).isTrue();
+        scheduler.advance(config.retryInterval());
+
+        assertThat(a.leaderships()).extracting(Leadership::group).containsExactly("orders");
+        assertThat(store.leases().read("orders").join().orElseThrow().session()).isEqualTo("s1");
+        assertThat(liveSessions()).as("the retry opened none").containsExactly("s1");
+    }
+
+    @Test
+    void aSessionOpenAnsweredAfterTheRetryWasTakenIsClosedAtOnce() {
+        Process a = new Process("a", store);
+        a.link.holdNextReply("open");
+        a.joinAll(List.of("orders"));
+        scheduler.advance(config.storeTimeout().plus(config.retryInterval()));
+        assertThat(store.leases().read("orders").join().orElseThrow().session()).isEqualTo("s2");
+
+        assertThat(a.link.deliverHeld()).isTrue();
+        scheduler.runUntilIdle();
+
+        assertThat(liveSessions()).as("the late one ended, not left to expire as a ghost member")
+                .containsExactly("s2");
+        assertThat(a.leaderships()).extracting(Leadership::group).containsExactly("orders");
+    }
 }
