@@ -102,6 +102,12 @@ public final class BenchOptions {
         for (String key : value.split(",")) {
             if (!key.isBlank()) {
                 BackendKind kind = BackendKind.parse(key);
+                if (kind == BackendKind.ETCD) {
+                    // The --backend scenarios look at Redis or PostgreSQL from the outside; etcd has candidates
+                    // of its own in the scale scenario.
+                    throw new IllegalArgumentException("--backend etcd is not supported: etcd runs in the scale"
+                            + " scenario (--candidates baton-etcd,jetcd-election)");
+                }
                 if (!kinds.contains(kind)) {
                     kinds.add(kind);
                 }

@@ -10,7 +10,9 @@ public enum BackendKind {
     /** {@code baton-redis} on a private {@code redis-server}. */
     REDIS("redis", "Redis"),
     /** {@code baton-postgres} on a private PostgreSQL. */
-    POSTGRES("postgres", "PostgreSQL");
+    POSTGRES("postgres", "PostgreSQL"),
+    /** {@code baton-etcd} on a private three-member etcd cluster; only the scale scenario runs on it. */
+    ETCD("etcd", "etcd");
 
     private final String key;
     private final String label;

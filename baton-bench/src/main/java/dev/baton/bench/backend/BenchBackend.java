@@ -11,13 +11,14 @@ import java.util.Locale;
  * its store, fresh store connections, one raw round trip for calibration, and the words the phase tables use for its
  * store calls. Scenarios take their backend from {@code --backend}, so every harness runs unchanged on each.
  */
-public sealed interface BenchBackend extends AutoCloseable permits RedisBackend, PostgresBackend {
+public sealed interface BenchBackend extends AutoCloseable permits RedisBackend, PostgresBackend, EtcdBackend {
 
     /** Starts a private server of {@code kind} on a free loopback port. */
     static BenchBackend start(BackendKind kind) throws Exception {
         return switch (kind) {
             case REDIS -> RedisBackend.start();
             case POSTGRES -> PostgresBackend.start();
+            case ETCD -> EtcdBackend.start();
         };
     }
 
