@@ -30,8 +30,8 @@ public final class ScaleScenario implements Scenario {
     @Override
     public String description() {
         return "one process holding N leader groups (--groups 1,100,1000,10000): elect all, steady CPU and store"
-                + " calls, close all, SIGKILL of a holder of --killed-groups (Baton on Redis and PostgreSQL,"
-                + " Redisson RLock)";
+                + " calls, close all, SIGKILL of a holder of --killed-groups (Baton on Redis, PostgreSQL and etcd,"
+                + " Redisson RLock, etcd's elections through jetcd)";
     }
 
     @Override
@@ -42,9 +42,9 @@ public final class ScaleScenario implements Scenario {
         out.println("## One process holding N leader groups");
         out.println();
         out.println(Environment.machine() + ". Per row, this JVM starts N groups at once, all on one client"
-                + " (one Baton store, or one Redisson client), uncontested; \"elect all\" runs from the first"
-                + " start until it leads the last. After a " + GroupRun.SETTLE.toSeconds() + " s settle (10 s more on"
-                + " PostgreSQL, whose statistics may report a burst that late), a "
+                + " (one Baton store, one Redisson client, or one jetcd client), uncontested; \"elect all\" runs"
+                + " from the first start until it leads the last. After a " + GroupRun.SETTLE.toSeconds()
+                + " s settle (10 s more on PostgreSQL, whose statistics may report a burst that late), a "
                 + window.toSeconds() + " s steady window: this JVM's CPU (process CPU time / wall time, as % of"
                 + " one core), the store's own count of its work per second (read from the outside, the"
                 + " readings left out), then heap in use after System.gc() and live threads (before the row in"

@@ -9,7 +9,9 @@ enum ScaleSystem {
 
     BATON_REDIS("baton-redis", BackendKind.REDIS),
     REDISSON("redisson", BackendKind.REDIS),
-    BATON_POSTGRES("baton-postgres", BackendKind.POSTGRES);
+    BATON_POSTGRES("baton-postgres", BackendKind.POSTGRES),
+    BATON_ETCD("baton-etcd", BackendKind.ETCD),
+    JETCD_ELECTION("jetcd-election", BackendKind.ETCD);
 
     private final String key;
     private final BackendKind backend;
@@ -29,13 +31,21 @@ enum ScaleSystem {
 
     /** The name in result tables. */
     String label() {
-        return this == REDISSON ? "Redisson " + PeerVersions.redisson() + " RLock on Redis"
-                : "Baton on " + backend.label();
+        return switch (this) {
+            case REDISSON -> "Redisson " + PeerVersions.redisson() + " RLock on Redis";
+            // jetcd's jar names no version of its own; the docs take it from the build.
+            case JETCD_ELECTION -> "etcd elections through jetcd";
+            default -> "Baton on " + backend.label();
+        };
     }
 
     /** A client of this system for one process that holds or waits on up to {@code groups} groups. */
     GroupClient connect(String uri, int groups) {
-        return this == REDISSON ? new RedissonLocks(uri, groups) : new BatonGroups(BenchBackend.connect(uri));
+        return switch (this) {
+            case REDISSON -> new RedissonLocks(uri, groups);
+            case JETCD_ELECTION -> new JetcdElections(uri);
+            default -> new BatonGroups(BenchBackend.connect(uri));
+        };
     }
 
     static ScaleSystem parse(String key) {
