@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -63,7 +64,8 @@ final class JetcdElections implements GroupClient {
 
     @Override
     public GroupSet open(String prefix, int n, String node) {
-        return new Campaigns(client, leaseId, prefix, n, bytes(node), new ArrayList<>(n), new ArrayList<>(n));
+        return new Campaigns(client, leaseId, prefix, n, bytes(node), new ArrayList<>(n), new ArrayList<>(n),
+                new AtomicInteger());
     }
 
     @Override
@@ -105,13 +107,20 @@ final class JetcdElections implements GroupClient {
      * key once this process leads.
      */
     private record Campaigns(Client client, long leaseId, String prefix, int n, ByteSequence proposal,
-            List<String> names, List<CompletableFuture<LeaderKey>> campaigns) implements GroupSet {
+            List<String> names, List<CompletableFuture<LeaderKey>> campaigns, AtomicInteger failed)
+            implements GroupSet {
 
         @Override
         public List<CompletableFuture<Long>> start() {
             return GroupSet.startEach(prefix, n, group -> {
                 CompletableFuture<LeaderKey> campaign = client.getElectionClient()
                         .campaign(bytes(group), leaseId, proposal).thenApply(CampaignResponse::getLeader);
+                campaign.whenComplete((led, error) -> {
+                    if (error != null && failed.getAndIncrement() == 0) {
+                        // A failed campaign is a group this process no longer contends for: say why, once per set.
+                        System.err.println("scale: a campaign failed (" + group + "): " + error);
+                    }
+                });
                 names.add(group);
                 campaigns.add(campaign);
                 return campaign.thenApply(led -> System.nanoTime());
@@ -136,6 +145,9 @@ final class JetcdElections implements GroupClient {
 
         @Override
         public CompletableFuture<Void> closeAll() {
+            if (failed.get() > 0) {
+                System.err.println("scale: " + failed.get() + " of " + names.size() + " campaigns failed");
+            }
             List<CompletableFuture<?>> done = new ArrayList<>(names.size());
             for (int i = 0; i < names.size(); i++) {
                 CompletableFuture<LeaderKey> campaign = campaigns.get(i);
