@@ -16,8 +16,17 @@ import java.util.concurrent.CompletableFuture;
  */
 final class KilledHolder {
 
-    /** The result: per-group kill -> new leader times, if any group was led again, and how many were. */
-    record Failover(int groups, Duration leaseTtl, int ledAgain, Optional<Summary> killToLeader) {
+    /**
+     * The result: per-group kill -> new leader times, if any group was led again, and how many were; or, if the
+     * holder was never killed, why ({@code stopped}).
+     */
+    record Failover(int groups, Duration leaseTtl, int ledAgain, Optional<Summary> killToLeader,
+            Optional<String> stopped) {
+
+        /** A measurement that stopped before the kill, e.g. because the contenders never all waited. */
+        static Failover stopped(int groups, Duration leaseTtl, String why) {
+            return new Failover(groups, leaseTtl, 0, Optional.empty(), Optional.of(why));
+        }
     }
 
     private static final String PREFIX = "killed-";
@@ -40,7 +49,8 @@ final class KilledHolder {
             GroupSet contenders = client.open(PREFIX, n, "contender");
             List<CompletableFuture<Long>> led = contenders.start();
             if (!Futures.await(contenders.contending(), CONTENDING_TIMEOUT)) {
-                throw new IllegalStateException("the contenders did not all wait within " + CONTENDING_TIMEOUT);
+                throw new IllegalStateException("the contenders did not all wait within "
+                        + CONTENDING_TIMEOUT.toSeconds() + " s");
             }
             if (Futures.completed(led).length > 0) {
                 throw new IllegalStateException("a contender led while the holder was alive");
@@ -56,7 +66,7 @@ final class KilledHolder {
             }
             Futures.await(contenders.closeAll(), GroupRun.CLOSE_TIMEOUT);
             return new Failover(n, client.leaseTtl(), samples.kept(),
-                    samples.kept() == 0 ? Optional.empty() : Optional.of(samples.summary()));
+                    samples.kept() == 0 ? Optional.empty() : Optional.of(samples.summary()), Optional.empty());
         } finally {
             holder.stop();
         }

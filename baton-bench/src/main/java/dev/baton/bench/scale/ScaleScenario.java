@@ -60,7 +60,8 @@ public final class ScaleScenario implements Scenario {
                 KilledHolder.Failover failover = run(system, sizes, window, killed, random, out);
                 killedAny = true;
                 killTable.row(system.label(), Integer.toString(failover.groups()),
-                        failover.leaseTtl().toSeconds() + " s", failover.ledAgain() + " of " + failover.groups(),
+                        failover.leaseTtl().toSeconds() + " s", failover.stopped().map(why -> "not measured: " + why)
+                                .orElse(failover.ledAgain() + " of " + failover.groups()),
                         failover.killToLeader().map(s -> seconds(s.p50())).orElse("—"),
                         failover.killToLeader().map(s -> seconds(s.p99())).orElse("—"),
                         failover.killToLeader().map(s -> seconds(s.max())).orElse("—"));
@@ -103,7 +104,13 @@ public final class ScaleScenario implements Scenario {
             }
             out.println(table.render());
             out.flush();
-            return KilledHolder.measure(system, backend.uri(), client, killed, random);
+            try {
+                return KilledHolder.measure(system, backend.uri(), client, killed, random);
+            } catch (IllegalStateException e) {
+                // The other systems still run: a system that cannot hold its groups under the kill is a result.
+                System.err.println("scale: " + system.label() + ": killed holder not measured: " + e.getMessage());
+                return KilledHolder.Failover.stopped(killed, client.leaseTtl(), e.getMessage());
+            }
         }
     }
 
