@@ -161,8 +161,16 @@ final class NodeProcess implements AutoCloseable {
         signal("TERM");
     }
 
+    /** SIGKILL, and waits until the process is gone: a test that goes on at once must not still see it alive. */
     void sigkill() {
         signal("KILL");
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                throw new AssertionError(name + " still runs 10 s after SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     void sigstop() {

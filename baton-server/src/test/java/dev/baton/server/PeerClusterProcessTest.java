@@ -121,9 +121,13 @@ class PeerClusterProcessTest {
     }
 
     /** Waits until exactly one living node leads and every node in {@code group} names it, with its term. */
+    /**
+     * Waits until exactly one node of {@code group} leads and every node of it names that leader. Only nodes of the
+     * group count: a node just killed may not have been reaped yet, and its last line still says it leads.
+     */
     private NodeProcess awaitOneLeaderSeenByAll(List<NodeProcess> group) {
         await().atMost(STARTUP).pollInterval(Duration.ofMillis(50)).until(() -> {
-            List<NodeProcess> leaders = nodes.leaders();
+            List<NodeProcess> leaders = leadersAmong(group);
             if (leaders.size() != 1) {
                 return false;
             }
@@ -134,7 +138,11 @@ class PeerClusterProcessTest {
                             && line.path("term").asLong() == term)
                     .isPresent());
         });
-        return nodes.leaders().get(0);
+        return leadersAmong(group).get(0);
+    }
+
+    private List<NodeProcess> leadersAmong(List<NodeProcess> group) {
+        return nodes.leaders().stream().filter(group::contains).toList();
     }
 
     private void assertStatusOfEveryNodeNames(NodeProcess leader, long term, List<NodeProcess> group) {
