@@ -105,7 +105,7 @@ public final class EtcdStore implements CoordinationStore {
         this.registry = new EtcdRegistry(client, watches, prefix, calls, wallClock);
         this.sessions = new EtcdSessions(client, watches, prefix, calls, wallClock, leases);
         // Its calls on a closed store fail as the closed client's calls do, translated by EtcdCalls.
-        this.sessionsRole = Optional.of(sessions);
+        this.sessionsRole = options.sessions() ? Optional.of(sessions) : Optional.empty();
         this.fencing = new EtcdFencing(client, prefix, calls);
         this.events = new EtcdEventLog(client, prefix, options.eventRetention(), calls, wallClock);
         this.leaderRecords = new EtcdLeaderRecords(client, prefix, calls);
@@ -156,7 +156,10 @@ public final class EtcdStore implements CoordinationStore {
         return new EtcdStore(options, client);
     }
 
-    /** Sessions on etcd leases: a bound lease key sits on its session's etcd lease (see {@link SessionStore}). */
+    /**
+     * Sessions on etcd leases, a bound lease key sitting on its session's etcd lease (see {@link SessionStore}); only
+     * when the options turn them on ({@link EtcdStoreOptions.Builder#sessions}), empty otherwise.
+     */
     @Override
     public Optional<SessionStore> sessions() {
         return sessionsRole;

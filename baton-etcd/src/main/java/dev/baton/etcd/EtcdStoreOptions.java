@@ -31,6 +31,7 @@ public final class EtcdStoreOptions {
     private final Duration callTimeout;
     private final Duration connectTimeout;
     private final int eventRetention;
+    private final boolean sessions;
 
     private EtcdStoreOptions(Builder b) {
         this.endpoints = List.copyOf(b.endpoints);
@@ -38,6 +39,7 @@ public final class EtcdStoreOptions {
         this.callTimeout = b.callTimeout;
         this.connectTimeout = b.connectTimeout;
         this.eventRetention = b.eventRetention;
+        this.sessions = b.sessions;
     }
 
     /** A builder with the defaults above; {@link Builder#uri} must be called. */
@@ -53,7 +55,13 @@ public final class EtcdStoreOptions {
         b.callTimeout = callTimeout;
         b.connectTimeout = connectTimeout;
         b.eventRetention = eventRetention;
+        b.sessions = sessions;
         return b;
+    }
+
+    /** Whether the store offers sessions ({@link Builder#sessions}); off by default. */
+    public boolean sessions() {
+        return sessions;
     }
 
     /** The members' client addresses as {@code http://host:port}, in the order given. */
@@ -101,6 +109,7 @@ public final class EtcdStoreOptions {
         private Duration callTimeout = Duration.ofSeconds(2);
         private Duration connectTimeout = Duration.ofSeconds(2);
         private int eventRetention = 10_000;
+        private boolean sessions;
 
         private Builder() {
         }
@@ -158,6 +167,19 @@ public final class EtcdStoreOptions {
         /** How many of the newest events each group's log keeps; at least 1,000, default 10,000. */
         public Builder eventRetention(int eventRetention) {
             this.eventRetention = eventRetention;
+            return this;
+        }
+
+        /**
+         * Whether to offer sessions (one etcd lease per process, kept alive, with every group lease of the process
+         * bound to it); default false, so each group keeps a lease of its own, renewed by moving its key to a fresh
+         * etcd lease. Turn it on only with etcd 3.4.28, 3.5.11 or later: earlier releases let an etcd leader that
+         * stalled revoke, on waking, leases the new leader had kept alive (etcd-io/etcd issues 12528 and 15247), which
+         * would end a session while its process still counts itself leader. A lease renewed by a fresh grant is not
+         * exposed to that, since each grant goes through etcd's log.
+         */
+        public Builder sessions(boolean sessions) {
+            this.sessions = sessions;
             return this;
         }
 

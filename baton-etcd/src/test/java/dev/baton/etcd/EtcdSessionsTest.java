@@ -30,7 +30,7 @@ class EtcdSessionsTest {
     static void start() {
         assumeTrue(EtcdCluster.whyUnavailable().isEmpty(), () -> EtcdCluster.whyUnavailable().orElseThrow());
         etcd = EtcdCluster.start();
-        store = EtcdStore.connect(EtcdTesting.uri(etcd));
+        store = EtcdStore.connect(EtcdStoreOptions.builder().uri(EtcdTesting.uri(etcd)).sessions(true).build());
     }
 
     @AfterAll
@@ -46,6 +46,14 @@ class EtcdSessionsTest {
     private static long granted(AcquireResult result) {
         assertThat(result).isInstanceOf(AcquireResult.Granted.class);
         return ((AcquireResult.Granted) result).term();
+    }
+
+    @Test
+    void aStoreOffersSessionsOnlyWhenTheOptionsTurnThemOn() {
+        try (EtcdStore plain = EtcdStore.connect(EtcdTesting.uri(etcd))) {
+            assertThat(plain.sessions()).isEmpty();
+        }
+        assertThat(store.sessions()).isPresent();
     }
 
     @Test

@@ -28,6 +28,7 @@ class EtcdStoreConformanceTest extends StoreConformanceSuite {
 
     @Override
     protected CoordinationStore newStore() {
-        return EtcdStore.connect(EtcdTesting.uri(etcd));
+        // Sessions are off by default on etcd (see EtcdStoreOptions.Builder#sessions); the contract is checked with them on.
+        return EtcdStore.connect(EtcdStoreOptions.builder().uri(EtcdTesting.uri(etcd)).sessions(true).build());
     }
 }

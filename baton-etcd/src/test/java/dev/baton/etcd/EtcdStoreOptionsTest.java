@@ -32,6 +32,8 @@ class EtcdStoreOptionsTest {
         assertThat(varied.callTimeout()).isEqualTo(Duration.ofMillis(500));
         assertThat(varied.keyPrefix()).isEqualTo("x/");
         assertThat(varied.endpoints()).isEqualTo(List.of("http://h:1"));
+        assertThat(options.sessions()).as("sessions are off unless asked for").isFalse();
+        assertThat(options.toBuilder().sessions(true).build().toBuilder().build().sessions()).isTrue();
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.baton.bench.backend;
 
 import dev.baton.core.store.CoordinationStore;
 import dev.baton.etcd.EtcdStore;
+import dev.baton.etcd.EtcdStoreOptions;
 import dev.baton.postgres.PostgresStore;
 import dev.baton.redis.RedisStore;
 import java.util.Locale;
@@ -37,7 +38,9 @@ public sealed interface BenchBackend extends AutoCloseable permits RedisBackend,
             return PostgresStore.connect(uri);
         }
         if (lower.startsWith("etcd://")) {
-            return EtcdStore.connect(uri);
+            // Sessions are off by default on etcd (older etcd releases can revoke a kept-alive lease); the scale
+            // scenario measures them, as on a fixed etcd.
+            return EtcdStore.connect(EtcdStoreOptions.builder().uri(uri).sessions(true).build());
         }
         throw new IllegalArgumentException(
                 "not a redis://, redis-sentinel://, redis-cluster://, postgresql:// or etcd:// URI");

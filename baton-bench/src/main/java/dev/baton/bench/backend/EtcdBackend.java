@@ -3,7 +3,6 @@ package dev.baton.bench.backend;
 import dev.baton.bench.stats.MarkdownTable;
 import dev.baton.bench.stats.Summary;
 import dev.baton.core.store.CoordinationStore;
-import dev.baton.etcd.EtcdStore;
 import dev.baton.testkit.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -71,7 +70,7 @@ public final class EtcdBackend implements BenchBackend {
 
     @Override
     public CoordinationStore connect() {
-        return EtcdStore.connect(uri());
+        return BenchBackend.connect(uri());
     }
 
     @Override
