@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
 class NoLeakTest {
 
     private static final String SHARED_ELECTION_THREADS = "baton-election";
+    /** The listeners' shared pool: it too keeps idle threads for a minute, and grows only while listeners run. */
+    private static final String SHARED_LISTENER_THREADS = "baton-listener";
 
     private static Set<String> liveThreads() {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
@@ -52,11 +54,15 @@ class NoLeakTest {
                 b.close();
             }
 
-            // Elections run on daemon threads shared by the JVM's elections, which stop only after a minute idle:
-            // reused, not leaked, so they are few whatever the number of elections built; every other thread goes.
+            // Elections and their listeners run on daemon threads shared by the JVM's elections, which stop only
+            // after a minute idle: reused, not leaked, so they are few whatever the number of elections built; every
+            // other thread goes.
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(liveThreads().stream()
-                    .filter(name -> !before.contains(name) && !name.startsWith(SHARED_ELECTION_THREADS)))
+                    .filter(name -> !before.contains(name) && !name.startsWith(SHARED_ELECTION_THREADS)
+                            && !name.startsWith(SHARED_LISTENER_THREADS)))
                     .as("threads after closing").isEmpty());
+            assertThat(liveThreads().stream().filter(name -> name.startsWith(SHARED_LISTENER_THREADS)))
+                    .as("shared listener threads after 6 elections, each with the event recorder").hasSizeLessThanOrEqualTo(6);
             // At most one worker per queue running at once: each election's, and each store session's (one per
             // store, six here), plus the one shared timer thread.
             assertThat(liveThreads().stream().filter(name -> name.startsWith(SHARED_ELECTION_THREADS)))
